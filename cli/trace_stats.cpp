@@ -1,0 +1,97 @@
+#include "trace_stats.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace racetrack::cli {
+namespace {
+
+void note_time(TraceStats& s, int64_t start, int64_t end) {
+  if (!s.any_time) {
+    s.first_time = start;
+    s.last_time = end;
+    s.any_time = true;
+  }
+  s.first_time = std::min(s.first_time, start);
+  s.last_time = std::max(s.last_time, end);
+}
+
+}  // namespace
+
+Status gather_stats(const std::string& path, TraceStats& stats) {
+  auto source = TraceSource::open(path);
+  if (!source) return source.error();
+  v1::Chunk chunk;
+  for (;;) {
+    auto more = source->next(chunk);
+    if (!more) return more.error();
+    if (!*more) return Ok{};
+    ++stats.chunks;
+    stats.tables.add(chunk);
+    for (const v1::Op& op : chunk.ops()) {
+      ++stats.ops;
+      ++stats.per_kind[static_cast<size_t>(op_kind(op))];
+      ++stats.per_stream[op.stream()];
+      if (op.nvtx()) stats.nvtx_paths.insert(op.nvtx());
+      if (op.has_memcpy())
+        stats.bytes_per_direction[std::string(direction_name(effective_direction(op.memcpy())))] +=
+            op.memcpy().bytes();
+      note_time(stats, op.host_start(), op.host_end());
+      if (op.has_device_start()) {
+        stats.device_times = true;
+        note_time(stats, op.device_start(), op.device_end());
+      }
+    }
+  }
+}
+
+std::string format_stats(const TraceStats& s) {
+  std::ostringstream out;
+  const auto& t = s.tables;
+  const auto& h = t.header();
+  out << "format version " << h.format_version() << ", producer " << (h.producer().empty() ? "?" : h.producer())
+      << "\n";
+  if (h.command_line_size()) {
+    out << "command:";
+    for (const auto& arg : h.command_line()) out << ' ' << arg;
+    out << "\n";
+  }
+  if (!h.host().empty() || h.pid()) out << "host " << h.host() << ", pid " << h.pid() << "\n";
+  if (h.rank() >= 0) out << "rank " << h.rank() << "\n";
+  if (h.driver_version() || h.runtime_version())
+    out << "CUDA driver " << h.driver_version() << ", runtime " << h.runtime_version() << "\n";
+  for (const auto& d : h.devices())
+    out << "device " << d.id() << ": " << d.name() << " sm_" << d.cc_major() << d.cc_minor() << ", "
+        << format_bytes(d.memory_bytes()) << ", copy engines h2d " << d.h2d_copy_engines() << " d2h "
+        << d.d2h_copy_engines() << "\n";
+  out << s.ops << " ops in " << s.chunks << " chunk(s)";
+  if (s.any_time)
+    out << ", spanning " << (s.last_time - s.first_time) / 1000.0 << " us"
+        << (s.device_times ? " (with device times)" : " (host times only)");
+  out << "\n\nops per kind:\n";
+  for (int k = 1; k < kOpKindCount; ++k)
+    if (s.per_kind[k]) out << "  " << op_kind_name(static_cast<OpKind>(k)) << ": " << s.per_kind[k] << "\n";
+  out << "\nstreams:\n";
+  for (const auto& st : t.streams())
+    out << "  " << st.id() << " " << t.stream_label(st.id()) << "  device " << st.device() << ", "
+        << flags_name(st.flags()) << ", priority " << st.priority() << ", role " << role_name(st.role())
+        << ", " << (s.per_stream.count(st.id()) ? s.per_stream.at(st.id()) : 0) << " ops\n";
+  if (s.per_stream.count(0)) out << "  host-only ops: " << s.per_stream.at(0) << "\n";
+  out << "\nhost threads: " << t.threads().size() << ", events: " << t.events().size() << "\n";
+  if (!s.bytes_per_direction.empty()) {
+    out << "\nbytes copied:\n";
+    for (const auto& [dir, bytes] : s.bytes_per_direction) out << "  " << dir << ": " << format_bytes(bytes) << "\n";
+  }
+  std::map<std::string, std::pair<uint64_t, uint64_t>> by_space;  // count, bytes
+  for (const auto& r : t.regions()) {
+    auto& e = by_space[std::string(space_name(r.space()))];
+    ++e.first;
+    e.second += r.size();
+  }
+  out << "\nregions: " << t.regions().size() << "\n";
+  for (const auto& [space, e] : by_space) out << "  " << space << ": " << e.first << " (" << format_bytes(e.second) << ")\n";
+  out << "\nNVTX ranges: " << s.nvtx_paths.size() << " distinct paths\n";
+  return out.str();
+}
+
+}  // namespace racetrack::cli

@@ -1,0 +1,33 @@
+// What `racetrack info` reports about a trace, gathered in one streaming pass.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "racetrack/traces/describe.h"
+#include "racetrack/traces/trace_io.h"
+
+namespace racetrack::cli {
+
+struct TraceStats {
+  TraceTables tables;
+  uint64_t ops = 0;
+  uint64_t chunks = 0;
+  std::array<uint64_t, kOpKindCount> per_kind{};
+  std::map<uint32_t, uint64_t> per_stream;  // stream id -> ops (0 = host)
+  std::map<std::string, uint64_t> bytes_per_direction;
+  std::set<uint32_t> nvtx_paths;
+  int64_t first_time = 0, last_time = 0;
+  bool any_time = false;
+  bool device_times = false;
+};
+
+// Streams the file once; errors stop the pass and are returned (the stats
+// gathered from complete chunks before the error are kept in `stats`).
+Status gather_stats(const std::string& path, TraceStats& stats);
+std::string format_stats(const TraceStats& stats);
+
+}  // namespace racetrack::cli

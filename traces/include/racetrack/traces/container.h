@@ -1,0 +1,106 @@
+// The binary trace container: an 8-byte file header ("RTRACE" + little-endian
+// uint16 format version), then framed Chunk messages. Each frame is a 16-byte
+// header (stored size, raw size, codec, crc32 of the stored bytes) followed by
+// the stored bytes (a serialized Chunk, zstd-compressed when codec is 1).
+// Writers append whole frames, so a reader of a killed capture keeps every
+// complete chunk; readers stream one chunk at a time.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "racetrack.pb.h"
+#include "racetrack/traces/result.h"
+
+namespace racetrack {
+
+namespace v1 = ::racetrack::v1;
+
+inline constexpr char kMagic[6] = {'R', 'T', 'R', 'A', 'C', 'E'};
+inline constexpr uint16_t kFormatVersion = 1;
+inline constexpr size_t kFileHeaderSize = 8;
+inline constexpr size_t kFrameHeaderSize = 16;
+// A frame larger than this is treated as corruption, not as a reason to
+// allocate: writers never produce chunks anywhere near it.
+inline constexpr uint32_t kMaxFrameBytes = 1u << 30;
+
+enum class Codec : uint8_t { kNone = 0, kZstd = 1 };
+
+struct WriterOptions {
+  bool compress = true;
+  int zstd_level = 3;
+  // The writer's pending chunk is written once it holds this many ops.
+  size_t ops_per_chunk = 32768;
+};
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+class TraceWriter {
+ public:
+  static Result<TraceWriter> create(const std::string& path, WriterOptions options = {});
+
+  // The chunk being filled. Add entities and ops to it, then call
+  // commit_if_full() after each op (cheap) or flush() to force a write.
+  v1::Chunk& pending() { return pending_; }
+  Status commit_if_full();
+  // Writes the pending chunk (if it holds anything) and flushes the file.
+  Status flush();
+  // Writes one complete chunk as it is (after flushing the pending one).
+  Status write_chunk(const v1::Chunk& chunk);
+  Status close();
+
+  uint64_t bytes_written() const { return offset_; }
+  uint64_t chunks_written() const { return chunks_; }
+
+ private:
+  TraceWriter(FilePtr file, std::string path, WriterOptions options);
+  Status write_frame(const v1::Chunk& chunk);
+
+  FilePtr file_;
+  std::string path_;
+  WriterOptions options_;
+  v1::Chunk pending_;
+  std::string raw_;
+  std::vector<char> stored_;
+  uint64_t offset_ = 0;
+  uint64_t chunks_ = 0;
+};
+
+class ChunkReader {
+ public:
+  static Result<ChunkReader> open(const std::string& path);
+
+  // Reads the next chunk into `out` (reusing its memory). Returns false at a
+  // clean end of file; an error names the offset of the bad frame.
+  Result<bool> next(v1::Chunk& out);
+
+  uint16_t version() const { return version_; }
+  // Offset of the next frame to read (after a failure: of the bad frame).
+  uint64_t offset() const { return offset_; }
+  uint64_t file_size() const { return file_size_; }
+
+ private:
+  ChunkReader(FilePtr file, uint64_t file_size, uint16_t version);
+
+  FilePtr file_;
+  uint64_t file_size_ = 0;
+  uint16_t version_ = 0;
+  uint64_t offset_ = kFileHeaderSize;
+  std::vector<char> stored_;
+  std::vector<char> raw_;
+};
+
+// True when the first bytes of `path` are the binary container's magic.
+bool is_binary_trace(const std::string& path);
+
+uint32_t crc32(const void* data, size_t size);
+
+}  // namespace racetrack

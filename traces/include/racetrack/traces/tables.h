@@ -1,0 +1,55 @@
+// The entity tables of a trace (strings, streams, events, host threads,
+// regions), accumulated chunk by chunk as a trace is streamed. Ids are dense
+// and 1-based; id 0 means "none" and looks up as nullptr / "".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "racetrack/traces/container.h"
+
+namespace racetrack {
+
+class TraceTables {
+ public:
+  // Registers the entities a chunk defines. Ids that are not the next dense
+  // id are reported by the Validator; here they are skipped.
+  void add(const v1::Chunk& chunk);
+
+  const v1::Header& header() const { return header_; }
+  bool has_header() const { return has_header_; }
+
+  std::string_view string(uint32_t id) const;
+  const v1::Stream* stream(uint32_t id) const { return find(streams_, id); }
+  const v1::Event* event(uint32_t id) const { return find(events_, id); }
+  const v1::HostThread* thread(uint32_t id) const { return find(threads_, id); }
+  const v1::Region* region(uint32_t id) const { return find(regions_, id); }
+
+  size_t string_count() const { return strings_.size(); }
+  const std::vector<v1::Stream>& streams() const { return streams_; }
+  const std::vector<v1::Event>& events() const { return events_; }
+  const std::vector<v1::HostThread>& threads() const { return threads_; }
+  const std::vector<v1::Region>& regions() const { return regions_; }
+
+  // "compute" / "stream 3 (d2h)": the user name, else the id and role.
+  std::string stream_label(uint32_t id) const;
+  std::string event_label(uint32_t id) const;
+  std::string region_label(uint32_t id) const;
+
+ private:
+  template <typename T>
+  static const T* find(const std::vector<T>& v, uint32_t id) {
+    return id >= 1 && id <= v.size() ? &v[id - 1] : nullptr;
+  }
+
+  v1::Header header_;
+  bool has_header_ = false;
+  std::vector<std::string> strings_;
+  std::vector<v1::Stream> streams_;
+  std::vector<v1::Event> events_;
+  std::vector<v1::HostThread> threads_;
+  std::vector<v1::Region> regions_;
+};
+
+}  // namespace racetrack

@@ -1,0 +1,52 @@
+// Reading and writing traces in any of the three encodings of one schema:
+// binary container (.rtrace, streamed chunk by chunk), protobuf text format
+// (.pbtxt / .txtpb) and JSON (.json). Text and JSON hold the whole trace as a
+// single Chunk.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "racetrack/traces/container.h"
+
+namespace racetrack {
+
+enum class Encoding { kBinary, kText, kJson };
+
+// By content for existing files (the binary magic), else by extension.
+Encoding encoding_for_read(const std::string& path);
+// By extension: .pbtxt/.txtpb/.textproto -> text, .json -> JSON, else binary.
+Encoding encoding_for_write(const std::string& path);
+
+// A stream of chunks from a file of any encoding.
+class TraceSource {
+ public:
+  static Result<TraceSource> open(const std::string& path);
+
+  // False at a clean end; errors carry the file name and offset.
+  Result<bool> next(v1::Chunk& out);
+  Encoding encoding() const { return encoding_; }
+  const std::string& path() const { return path_; }
+  // Bytes consumed so far and total, for progress reporting.
+  uint64_t position() const;
+  uint64_t size() const { return size_; }
+
+ private:
+  TraceSource() = default;
+  std::string path_;
+  Encoding encoding_ = Encoding::kBinary;
+  std::optional<ChunkReader> binary_;
+  std::optional<v1::Chunk> whole_;  // text/JSON, handed out once
+  uint64_t size_ = 0;
+};
+
+// Reads a whole trace into one chunk (entities and ops of every chunk merged).
+Result<v1::Chunk> load_trace(const std::string& path);
+
+// Writes a whole trace in the encoding the extension names.
+Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions options = {});
+
+// Appends `from`'s entities and ops to `into` (header taken if `into` has none).
+void append_chunk(v1::Chunk& into, const v1::Chunk& from);
+
+}  // namespace racetrack

@@ -1,0 +1,58 @@
+// Checks that a trace obeys the format's rules (docs/trace-format.md):
+// header first, dense entity ids, every reference defined, strictly
+// increasing seq, sane times and ranges. Works as a stream over chunks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "racetrack/traces/tables.h"
+
+namespace racetrack {
+
+class Validator {
+ public:
+  explicit Validator(size_t max_errors = 100) : max_errors_(max_errors) {}
+
+  // `offset` is where the chunk starts in its file (for messages).
+  void check(const v1::Chunk& chunk, uint64_t offset);
+
+  const std::vector<Error>& errors() const { return errors_; }
+  // Errors past max_errors are counted, not stored.
+  uint64_t error_count() const { return error_count_; }
+  const TraceTables& tables() const { return tables_; }
+  uint64_t ops_seen() const { return ops_; }
+
+ private:
+  void report(std::string message);
+  void check_entities(const v1::Chunk& chunk);
+  void check_op(const v1::Op& op);
+  void check_access(const v1::Op& op, const v1::Access& a);
+  void check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size);
+  bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count);
+  void check_string(const char* what, uint32_t id);
+
+  TraceTables tables_;
+  std::vector<Error> errors_;
+  uint64_t error_count_ = 0;
+  size_t max_errors_;
+  uint64_t offset_ = 0;
+  uint64_t chunks_ = 0;
+  uint64_t ops_ = 0;
+  uint64_t last_seq_ = 0;
+  bool any_op_ = false;
+  std::vector<uint8_t> region_state_;  // 0 unseen, 1 allocated, 2 freed
+};
+
+struct ValidationReport {
+  std::vector<Error> errors;  // empty when valid
+  uint64_t error_count = 0;
+  uint64_t ops = 0;
+  uint64_t chunks = 0;
+};
+
+// Validates a file of any encoding. A read failure (truncation, corruption)
+// is reported as one more error after those found in the complete chunks.
+ValidationReport validate_file(const std::string& path, size_t max_errors = 100);
+
+}  // namespace racetrack

@@ -1,0 +1,186 @@
+#include "racetrack/traces/container.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+namespace racetrack {
+namespace {
+
+void put_u32(unsigned char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+uint32_t get_u32(const unsigned char* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+bool chunk_is_empty(const v1::Chunk& c) {
+  return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 &&
+         c.events_size() == 0 && c.threads_size() == 0 && c.regions_size() == 0 &&
+         c.ops_size() == 0;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(FilePtr file, std::string path, WriterOptions options)
+    : file_(std::move(file)), path_(std::move(path)), options_(options) {}
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, WriterOptions options) {
+  FilePtr file(std::fopen(path.c_str(), "wb"));
+  if (!file) return Error{"cannot create: " + std::string(std::strerror(errno)), {}, path};
+  unsigned char header[kFileHeaderSize];
+  std::memcpy(header, kMagic, sizeof kMagic);
+  header[6] = kFormatVersion & 0xFF;
+  header[7] = kFormatVersion >> 8;
+  if (std::fwrite(header, 1, sizeof header, file.get()) != sizeof header)
+    return Error{"write failed", 0, path};
+  TraceWriter writer(std::move(file), path, options);
+  writer.offset_ = kFileHeaderSize;
+  return writer;
+}
+
+Status TraceWriter::write_frame(const v1::Chunk& chunk) {
+  if (!file_) return Error{"writer is closed", offset_, path_};
+  raw_.clear();
+  if (!chunk.SerializeToString(&raw_)) return Error{"chunk does not serialize", offset_, path_};
+  if (raw_.size() >= kMaxFrameBytes) return Error{"chunk exceeds 1 GiB", offset_, path_};
+
+  const char* stored = raw_.data();
+  size_t stored_size = raw_.size();
+  Codec codec = Codec::kNone;
+  if (options_.compress) {
+    stored_.resize(ZSTD_compressBound(raw_.size()));
+    size_t n = ZSTD_compress(stored_.data(), stored_.size(), raw_.data(), raw_.size(),
+                             options_.zstd_level);
+    if (ZSTD_isError(n)) return Error{std::string("zstd: ") + ZSTD_getErrorName(n), offset_, path_};
+    stored = stored_.data();
+    stored_size = n;
+    codec = Codec::kZstd;
+  }
+
+  unsigned char frame[kFrameHeaderSize] = {};
+  put_u32(frame, static_cast<uint32_t>(stored_size));
+  put_u32(frame + 4, static_cast<uint32_t>(raw_.size()));
+  frame[8] = static_cast<unsigned char>(codec);
+  put_u32(frame + 12, crc32(stored, stored_size));
+  if (std::fwrite(frame, 1, sizeof frame, file_.get()) != sizeof frame ||
+      std::fwrite(stored, 1, stored_size, file_.get()) != stored_size)
+    return Error{"write failed: " + std::string(std::strerror(errno)), offset_, path_};
+  offset_ += sizeof frame + stored_size;
+  ++chunks_;
+  return Ok{};
+}
+
+Status TraceWriter::commit_if_full() {
+  if (static_cast<size_t>(pending_.ops_size()) < options_.ops_per_chunk) return Ok{};
+  auto status = write_frame(pending_);
+  pending_.Clear();
+  return status;
+}
+
+Status TraceWriter::flush() {
+  if (!chunk_is_empty(pending_)) {
+    auto status = write_frame(pending_);
+    pending_.Clear();
+    if (!status) return status;
+  }
+  if (file_ && std::fflush(file_.get()) != 0) return Error{"flush failed", offset_, path_};
+  return Ok{};
+}
+
+Status TraceWriter::write_chunk(const v1::Chunk& chunk) {
+  if (!chunk_is_empty(pending_)) {
+    auto status = write_frame(pending_);
+    pending_.Clear();
+    if (!status) return status;
+  }
+  return write_frame(chunk);
+}
+
+Status TraceWriter::close() {
+  if (!file_) return Ok{};
+  auto status = flush();
+  if (std::fclose(file_.release()) != 0 && status)
+    return Error{"close failed", offset_, path_};
+  return status;
+}
+
+ChunkReader::ChunkReader(FilePtr file, uint64_t file_size, uint16_t version)
+    : file_(std::move(file)), file_size_(file_size), version_(version) {}
+
+Result<ChunkReader> ChunkReader::open(const std::string& path) {
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  if (!file) return Error{"cannot open: " + std::string(std::strerror(errno)), {}, path};
+  std::fseek(file.get(), 0, SEEK_END);
+  const long size = std::ftell(file.get());
+  std::fseek(file.get(), 0, SEEK_SET);
+  unsigned char header[kFileHeaderSize];
+  if (size < static_cast<long>(kFileHeaderSize) ||
+      std::fread(header, 1, sizeof header, file.get()) != sizeof header)
+    return Error{"too short to be a racetrack trace (" + std::to_string(size) + " bytes)", 0, path};
+  if (std::memcmp(header, kMagic, sizeof kMagic) != 0)
+    return Error{"not a racetrack trace: wrong magic (expected \"RTRACE\")", 0, path};
+  const uint16_t version = static_cast<uint16_t>(header[6] | header[7] << 8);
+  if (version != kFormatVersion)
+    return Error{"unsupported format version " + std::to_string(version) + " (this build reads " +
+                     std::to_string(kFormatVersion) + ")",
+                 6, path};
+  return ChunkReader(std::move(file), static_cast<uint64_t>(size), version);
+}
+
+Result<bool> ChunkReader::next(v1::Chunk& out) {
+  if (offset_ == file_size_) return false;
+  const uint64_t at = offset_;
+  unsigned char frame[kFrameHeaderSize];
+  if (file_size_ - at < kFrameHeaderSize ||
+      std::fread(frame, 1, sizeof frame, file_.get()) != sizeof frame)
+    return make_error("truncated chunk: " + std::to_string(file_size_ - at) +
+                          " bytes left, a frame header needs " + std::to_string(kFrameHeaderSize),
+                      at);
+  const uint32_t stored_size = get_u32(frame);
+  const uint32_t raw_size = get_u32(frame + 4);
+  const auto codec = static_cast<Codec>(frame[8]);
+  const uint32_t crc = get_u32(frame + 12);
+  if (codec != Codec::kNone && codec != Codec::kZstd)
+    return make_error("corrupt chunk: unknown codec " + std::to_string(frame[8]), at);
+  if (frame[9] || frame[10] || frame[11])
+    return make_error("corrupt chunk: reserved frame bytes are not zero", at);
+  if (stored_size > kMaxFrameBytes || raw_size > kMaxFrameBytes)
+    return make_error("corrupt chunk: frame size " + std::to_string(stored_size) + " is impossible",
+                      at);
+  if (file_size_ - at - kFrameHeaderSize < stored_size)
+    return make_error("truncated chunk: frame needs " + std::to_string(stored_size) +
+                          " bytes, file has " + std::to_string(file_size_ - at - kFrameHeaderSize),
+                      at);
+  stored_.resize(stored_size);
+  if (std::fread(stored_.data(), 1, stored_size, file_.get()) != stored_size)
+    return make_error("read failed", at);
+  if (crc32(stored_.data(), stored_size) != crc)
+    return make_error("corrupt chunk: checksum mismatch", at);
+
+  const char* raw = stored_.data();
+  if (codec == Codec::kZstd) {
+    raw_.resize(raw_size);
+    size_t n = ZSTD_decompress(raw_.data(), raw_.size(), stored_.data(), stored_size);
+    if (ZSTD_isError(n) || n != raw_size)
+      return make_error("corrupt chunk: zstd cannot decompress it", at);
+    raw = raw_.data();
+  } else if (raw_size != stored_size) {
+    return make_error("corrupt chunk: raw and stored sizes differ without compression", at);
+  }
+  out.Clear();
+  if (!out.ParseFromArray(raw, static_cast<int>(raw_size)))
+    return make_error("corrupt chunk: protobuf cannot decode it", at);
+  offset_ = at + kFrameHeaderSize + stored_size;
+  return true;
+}
+
+bool is_binary_trace(const std::string& path) {
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  char head[sizeof kMagic];
+  return file && std::fread(head, 1, sizeof head, file.get()) == sizeof head &&
+         std::memcmp(head, kMagic, sizeof kMagic) == 0;
+}
+
+}  // namespace racetrack

@@ -1,0 +1,183 @@
+#include "racetrack/traces/trace_io.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace racetrack {
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+Result<std::string> slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cannot open: " + std::string(std::strerror(errno)), {}, path};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Text-format parse errors carry line and column, not an offset.
+class CollectingErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first.empty())
+      first = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  std::string first;
+};
+
+Result<v1::Chunk> parse_text(const std::string& path) {
+  auto text = slurp(path);
+  if (!text) return text.error();
+  v1::Chunk chunk;
+  google::protobuf::TextFormat::Parser parser;
+  CollectingErrors errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(*text, &chunk))
+    return Error{"text format: " + errors.first, {}, path};
+  return chunk;
+}
+
+Result<v1::Chunk> parse_json(const std::string& path) {
+  auto text = slurp(path);
+  if (!text) return text.error();
+  v1::Chunk chunk;
+  auto status = google::protobuf::util::JsonStringToMessage(*text, &chunk);
+  if (!status.ok()) return Error{"JSON: " + status.ToString(), {}, path};
+  return chunk;
+}
+
+template <typename Field>
+void append_all(Field* into, const Field& from) {
+  into->MergeFrom(from);
+}
+
+}  // namespace
+
+Encoding encoding_for_write(const std::string& path) {
+  if (ends_with(path, ".pbtxt") || ends_with(path, ".txtpb") || ends_with(path, ".textproto"))
+    return Encoding::kText;
+  if (ends_with(path, ".json")) return Encoding::kJson;
+  return Encoding::kBinary;
+}
+
+Encoding encoding_for_read(const std::string& path) {
+  if (is_binary_trace(path)) return Encoding::kBinary;
+  const Encoding by_name = encoding_for_write(path);
+  if (by_name != Encoding::kBinary) return by_name;
+  // No magic and no telling extension: JSON if it looks like JSON, else
+  // binary (so the reader reports the wrong magic).
+  std::ifstream in(path);
+  char c = 0;
+  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
+  }
+  return c == '{' ? Encoding::kJson : Encoding::kBinary;
+}
+
+Result<TraceSource> TraceSource::open(const std::string& path) {
+  TraceSource source;
+  source.path_ = path;
+  source.encoding_ = encoding_for_read(path);
+  if (source.encoding_ == Encoding::kBinary) {
+    auto reader = ChunkReader::open(path);
+    if (!reader) {
+      reader.error().file = path;
+      return reader.error();
+    }
+    source.size_ = reader->file_size();
+    source.binary_.emplace(std::move(*reader));
+    return source;
+  }
+  auto chunk = source.encoding_ == Encoding::kText ? parse_text(path) : parse_json(path);
+  if (!chunk) return chunk.error();
+  source.size_ = static_cast<uint64_t>(chunk->ByteSizeLong());
+  source.whole_.emplace(std::move(*chunk));
+  return source;
+}
+
+Result<bool> TraceSource::next(v1::Chunk& out) {
+  if (binary_) {
+    auto more = binary_->next(out);
+    if (!more) more.error().file = path_;
+    return more;
+  }
+  if (!whole_) return false;
+  out = std::move(*whole_);
+  whole_.reset();
+  return true;
+}
+
+uint64_t TraceSource::position() const {
+  if (binary_) return binary_->offset();
+  return whole_ ? 0 : size_;
+}
+
+void append_chunk(v1::Chunk& into, const v1::Chunk& from) {
+  if (from.has_header() && !into.has_header()) *into.mutable_header() = from.header();
+  append_all(into.mutable_strings(), from.strings());
+  append_all(into.mutable_streams(), from.streams());
+  append_all(into.mutable_events(), from.events());
+  append_all(into.mutable_threads(), from.threads());
+  append_all(into.mutable_regions(), from.regions());
+  append_all(into.mutable_ops(), from.ops());
+}
+
+Result<v1::Chunk> load_trace(const std::string& path) {
+  auto source = TraceSource::open(path);
+  if (!source) return source.error();
+  v1::Chunk all;
+  v1::Chunk chunk;
+  for (;;) {
+    auto more = source->next(chunk);
+    if (!more) return more.error();
+    if (!*more) break;
+    if (source->encoding() != Encoding::kBinary) return chunk;
+    append_chunk(all, chunk);
+  }
+  return all;
+}
+
+Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions options) {
+  const Encoding encoding = encoding_for_write(path);
+  if (encoding == Encoding::kBinary) {
+    auto writer = TraceWriter::create(path, options);
+    if (!writer) return writer.error();
+    // Entities go first; ops follow in chunks of the usual size so a large
+    // trace never becomes one huge frame.
+    v1::Chunk& out = writer->pending();
+    out = trace;
+    out.clear_ops();
+    for (const v1::Op& op : trace.ops()) {
+      *out.add_ops() = op;
+      auto status = writer->commit_if_full();
+      if (!status) return status;
+    }
+    return writer->close();
+  }
+  std::string text;
+  if (encoding == Encoding::kText) {
+    google::protobuf::TextFormat::Printer printer;
+    if (!printer.PrintToString(trace, &text)) return Error{"cannot print as text", {}, path};
+  } else {
+    google::protobuf::util::JsonPrintOptions json;
+    json.add_whitespace = true;
+    auto status = google::protobuf::util::MessageToJsonString(trace, &text, json);
+    if (!status.ok()) return Error{"cannot print as JSON: " + status.ToString(), {}, path};
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Error{"write failed", {}, path};
+  return Ok{};
+}
+
+}  // namespace racetrack

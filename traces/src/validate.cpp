@@ -1,0 +1,271 @@
+#include "racetrack/traces/validate.h"
+
+#include <functional>
+
+#include "racetrack/traces/describe.h"
+#include "racetrack/traces/trace_io.h"
+
+namespace racetrack {
+namespace {
+
+std::string op_prefix(const v1::Op& op) { return "op seq " + std::to_string(op.seq()) + ": "; }
+
+}  // namespace
+
+void Validator::report(std::string message) {
+  ++error_count_;
+  if (errors_.size() < max_errors_) errors_.push_back(Error{std::move(message), offset_, {}});
+}
+
+void Validator::check_string(const char* what, uint32_t id) {
+  if (id > tables_.string_count())
+    report(std::string(what) + " names string " + std::to_string(id) + ", but only " +
+           std::to_string(tables_.string_count()) + " strings are defined");
+}
+
+template <typename Field, typename Known>
+static void check_dense(const Field& field, const Known& known, const char* what,
+                        const std::function<void(std::string)>& report) {
+  size_t next = known.size() + 1;
+  for (const auto& entity : field) {
+    if (entity.id() != next)
+      report(std::string(what) + " id " + std::to_string(entity.id()) + " is out of order: expected " +
+             std::to_string(next) + " (ids are dense and start at 1)");
+    else
+      ++next;
+  }
+}
+
+void Validator::check_entities(const v1::Chunk& chunk) {
+  const auto rep = [this](std::string m) { report(std::move(m)); };
+  if (chunk.has_header()) {
+    if (chunks_ != 0) report("a header appears in chunk " + std::to_string(chunks_) + "; only the first chunk may have one");
+    else if (chunk.header().format_version() != kFormatVersion)
+      report("header format_version is " + std::to_string(chunk.header().format_version()) + ", expected " +
+             std::to_string(kFormatVersion));
+  } else if (chunks_ == 0) {
+    report("the first chunk has no header");
+  }
+  // Validate against the tables as they will be once this chunk is added,
+  // so entities may refer to strings defined in the same chunk.
+  check_dense(chunk.streams(), tables_.streams(), "stream", rep);
+  check_dense(chunk.events(), tables_.events(), "event", rep);
+  check_dense(chunk.threads(), tables_.threads(), "host thread", rep);
+  check_dense(chunk.regions(), tables_.regions(), "region", rep);
+  tables_.add(chunk);
+  const auto& header = tables_.header();
+  for (const auto& s : chunk.streams()) {
+    check_string(("stream " + std::to_string(s.id()) + " name").c_str(), s.name());
+    if (header.devices_size() > 0) {
+      bool found = false;
+      for (const auto& d : header.devices()) found |= d.id() == s.device();
+      if (!found) report("stream " + std::to_string(s.id()) + " is on device " + std::to_string(s.device()) +
+                         ", which the header does not list");
+    }
+  }
+  for (const auto& e : chunk.events()) check_string(("event " + std::to_string(e.id()) + " name").c_str(), e.name());
+  for (const auto& t : chunk.threads()) check_string(("thread " + std::to_string(t.id()) + " name").c_str(), t.name());
+  for (const auto& r : chunk.regions()) {
+    const std::string what = "region " + std::to_string(r.id());
+    check_string((what + " label").c_str(), r.label());
+    if (r.size() == 0) report(what + " is empty (size 0)");
+    if (r.base() + r.size() < r.base()) report(what + " overflows the address space: base " + hex(r.base()) + " + size " + std::to_string(r.size()));
+    if (r.free_seq() && r.alloc_seq() && r.free_seq() <= r.alloc_seq())
+      report(what + " is freed (seq " + std::to_string(r.free_seq()) + ") before it is allocated (seq " +
+             std::to_string(r.alloc_seq()) + ")");
+  }
+  region_state_.resize(tables_.regions().size() + 1, 0);
+}
+
+bool Validator::check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count) {
+  if (id == 0) {
+    report(op_prefix(op) + "names no " + what);
+    return false;
+  }
+  if (id > count) {
+    report(op_prefix(op) + "names " + what + " " + std::to_string(id) + ", which is not defined");
+    return false;
+  }
+  return true;
+}
+
+void Validator::check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size) {
+  if (address + size < address)
+    report(op_prefix(op) + what + " range " + hex(address) + " + " + std::to_string(size) + " overflows the address space");
+}
+
+void Validator::check_access(const v1::Op& op, const v1::Access& a) {
+  if (a.region()) {
+    if (!check_ref(op, "region", a.region(), tables_.regions().size())) return;
+    const v1::Region* r = tables_.region(a.region());
+    if (a.offset() + a.size() < a.offset() || a.offset() + a.size() > r->size())
+      report(op_prefix(op) + "access [" + std::to_string(a.offset()) + ", +" + std::to_string(a.size()) +
+             ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(r->size()) + " bytes");
+  } else {
+    check_range(op, "access", a.address(), a.size());
+  }
+  if (a.size() == 0) report(op_prefix(op) + "access of 0 bytes");
+}
+
+void Validator::check_op(const v1::Op& op) {
+  ++ops_;
+  if (any_op_ && op.seq() <= last_seq_)
+    report(op_prefix(op) + "seq does not increase (previous op was seq " + std::to_string(last_seq_) + ")");
+  any_op_ = true;
+  last_seq_ = op.seq();
+
+  check_ref(op, "host thread", op.thread(), tables_.threads().size());
+  check_string((op_prefix(op) + "nvtx").c_str(), op.nvtx());
+  if (op.host_end() < op.host_start()) report(op_prefix(op) + "host end is before host start");
+  if (op.has_device_start() != op.has_device_end())
+    report(op_prefix(op) + "has only one of device start and device end");
+  else if (op.has_device_start() && op.device_end() < op.device_start())
+    report(op_prefix(op) + "device end " + std::to_string(op.device_end()) + " is before device start " +
+           std::to_string(op.device_start()));
+
+  const size_t streams = tables_.streams().size();
+  const size_t events = tables_.events().size();
+  const size_t regions = tables_.regions().size();
+  auto needs_stream = [&] { check_ref(op, "stream", op.stream(), streams); };
+  auto stream_if_set = [&] {
+    if (op.stream()) check_ref(op, "stream", op.stream(), streams);
+  };
+
+  switch (op.what_case()) {
+    case v1::Op::kKernel: {
+      needs_stream();
+      const auto& k = op.kernel();
+      check_string((op_prefix(op) + "kernel name").c_str(), k.name());
+      if (k.grid_size() > 3 || k.block_size() > 3) report(op_prefix(op) + "grid and block have at most 3 dimensions");
+      for (const auto& a : k.accesses()) {
+        check_access(op, a);
+        if (a.arg_index() > static_cast<uint32_t>(k.arg_words_size()))
+          report(op_prefix(op) + "access names argument word " + std::to_string(a.arg_index()) + " of " +
+                 std::to_string(k.arg_words_size()));
+      }
+      break;
+    }
+    case v1::Op::kMemcpy:
+      needs_stream();
+      check_range(op, "memcpy destination", op.memcpy().dst(), op.memcpy().bytes());
+      check_range(op, "memcpy source", op.memcpy().src(), op.memcpy().bytes());
+      break;
+    case v1::Op::kMemset:
+      needs_stream();
+      check_range(op, "memset", op.memset().dst(), op.memset().bytes());
+      break;
+    case v1::Op::kRecord:
+      needs_stream();
+      check_ref(op, "event", op.record().event(), events);
+      break;
+    case v1::Op::kWait:
+      needs_stream();
+      check_ref(op, "event", op.wait().event(), events);
+      break;
+    case v1::Op::kSync:
+      if (op.sync().kind() == v1::SYNC_STREAM) needs_stream();
+      if (op.sync().kind() == v1::SYNC_EVENT) check_ref(op, "event", op.sync().event(), events);
+      break;
+    case v1::Op::kQuery:
+      if (op.query().kind() == v1::QUERY_STREAM) needs_stream();
+      else check_ref(op, "event", op.query().event(), events);
+      break;
+    case v1::Op::kAlloc:
+    case v1::Op::kFree: {
+      const bool alloc = op.has_alloc();
+      const uint32_t id = alloc ? op.alloc().region() : op.free().region();
+      const bool ordered = alloc ? op.alloc().stream_ordered() : op.free().stream_ordered();
+      if (ordered) needs_stream();
+      else stream_if_set();
+      if (!check_ref(op, "region", id, regions)) break;
+      uint8_t& state = region_state_[id];
+      if (alloc && state != 0) report(op_prefix(op) + "allocates region " + std::to_string(id) + " a second time");
+      if (!alloc && state == 2) report(op_prefix(op) + "frees region " + std::to_string(id) + " a second time");
+      state = alloc ? 1 : 2;
+      break;
+    }
+    case v1::Op::kHostFunc:
+      needs_stream();
+      check_string((op_prefix(op) + "host function name").c_str(), op.host_func().name());
+      for (const auto& a : op.host_func().accesses()) check_access(op, a);
+      break;
+    case v1::Op::kGraph: {
+      needs_stream();
+      const auto& nodes = op.graph().nodes();
+      for (int i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].index() != static_cast<uint32_t>(i))
+          report(op_prefix(op) + "graph node " + std::to_string(i) + " has index " + std::to_string(nodes[i].index()));
+        for (uint32_t dep : nodes[i].deps())
+          if (dep >= static_cast<uint32_t>(i))
+            report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " + std::to_string(dep) +
+                   ", which does not come before it");
+        for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
+      }
+      break;
+    }
+    case v1::Op::kAnnotation: {
+      const auto& a = op.annotation();
+      check_string((op_prefix(op) + "annotation text").c_str(), a.text());
+      if (a.region()) check_ref(op, "region", a.region(), regions);
+      if (a.kind() == v1::ANNOTATE_ORDER && a.ordered_after_seq() >= op.seq())
+        report(op_prefix(op) + "declares an order after seq " + std::to_string(a.ordered_after_seq()) +
+               ", which is not earlier");
+      break;
+    }
+    case v1::Op::kHostAccess:
+      stream_if_set();
+      for (const auto& a : op.host_access().accesses()) check_access(op, a);
+      break;
+    case v1::Op::WHAT_NOT_SET: report(op_prefix(op) + "has no kind (kernel, memcpy, ...)"); break;
+  }
+}
+
+void Validator::check(const v1::Chunk& chunk, uint64_t offset) {
+  offset_ = offset;
+  check_entities(chunk);
+  for (const auto& op : chunk.ops()) check_op(op);
+  ++chunks_;
+}
+
+namespace {
+
+void finish(ValidationReport& report, const Validator& validator, const TraceSource& source) {
+  report.errors = validator.errors();
+  for (auto& e : report.errors) {
+    e.file = source.path();
+    if (source.encoding() != Encoding::kBinary) e.offset.reset();  // text has no chunk offsets
+  }
+  report.error_count = validator.error_count();
+  report.ops = validator.ops_seen();
+}
+
+}  // namespace
+
+ValidationReport validate_file(const std::string& path, size_t max_errors) {
+  ValidationReport report;
+  auto source = TraceSource::open(path);
+  if (!source) {
+    report.errors.push_back(source.error());
+    report.error_count = 1;
+    return report;
+  }
+  Validator validator(max_errors);
+  v1::Chunk chunk;
+  for (;;) {
+    const uint64_t at = source->position();
+    auto more = source->next(chunk);
+    if (!more) {
+      finish(report, validator, *source);
+      report.errors.push_back(more.error());
+      ++report.error_count;
+      return report;
+    }
+    if (!*more) break;
+    validator.check(chunk, at);
+    ++report.chunks;
+  }
+  finish(report, validator, *source);
+  return report;
+}
+
+}  // namespace racetrack
