@@ -15,5 +15,7 @@ void add_info(CLI::App& app, int& exit_code);
 void add_validate(CLI::App& app, int& exit_code);
 void add_dump(CLI::App& app, int& exit_code);
 void add_convert(CLI::App& app, int& exit_code);
+void add_export(CLI::App& app, int& exit_code);
+void add_synth(CLI::App& app, int& exit_code);
 
 }  // namespace racetrack::cli

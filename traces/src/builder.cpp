@@ -10,6 +10,12 @@ constexpr uint64_t kAlignment = 512;
 
 uint64_t align_up(uint64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 
+v1::AddressSpace space_of(v1::RegionOrigin origin) {
+  if (origin == v1::ORIGIN_HOST_ALLOC) return v1::SPACE_PINNED_HOST;
+  if (origin == v1::ORIGIN_HOST_MALLOC) return v1::SPACE_PAGEABLE_HOST;
+  return v1::SPACE_DEVICE;
+}
+
 bool is_host(v1::AddressSpace s) { return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST; }
 
 }  // namespace
@@ -115,11 +121,13 @@ Buffer TraceBuilder::pageable_buffer(std::string_view label, uint64_t size) {
 
 Buffer TraceBuilder::alloc(std::string_view label, uint64_t size, v1::RegionOrigin origin,
                            StreamId stream, const Buffer* at) {
-  const v1::AddressSpace space = origin == v1::ORIGIN_HOST_ALLOC     ? v1::SPACE_PINNED_HOST
-                                 : origin == v1::ORIGIN_HOST_MALLOC ? v1::SPACE_PAGEABLE_HOST
-                                                                    : v1::SPACE_DEVICE;
-  const uint64_t base = at ? at->base : next_address(space, size);
-  Buffer b = make_region(label, size, space, origin, base);
+  return alloc_at(label, size, origin, stream,
+                  at ? at->base : next_address(space_of(origin), size));
+}
+
+Buffer TraceBuilder::alloc_at(std::string_view label, uint64_t size, v1::RegionOrigin origin,
+                              StreamId stream, uint64_t base) {
+  Buffer b = make_region(label, size, space_of(origin), origin, base);
   v1::Op& op = new_op(stream);
   v1::Alloc& a = *op.mutable_alloc();
   a.set_region(b.region);
@@ -196,6 +204,7 @@ void TraceBuilder::kernel(StreamId s, std::string_view name, const std::vector<S
   };
   for (const Span& r : reads) add(r, v1::MODE_READ);
   for (const Span& w : writes) add(w, v1::MODE_WRITE);
+  for (uint64_t word : options.scalars) k.add_arg_words(word);
   if (options.duration_ns > 0) {
     op.set_device_start(op.host_end());
     op.set_device_end(op.host_end() + options.duration_ns);

@@ -58,6 +58,7 @@ struct KernelOptions {
   bool known_modes = true;  // false: accesses become MODE_UNKNOWN
   bool raw_words_only = false;  // true: only argument words, no accesses
   int64_t duration_ns = 0;  // >0: device times are set
+  std::vector<uint64_t> scalars{};  // non-pointer argument words, appended
 };
 
 class TraceBuilder {
@@ -86,6 +87,9 @@ class TraceBuilder {
   // A region with an explicit ALLOC op; `at` reuses another region's address.
   Buffer alloc(std::string_view label, uint64_t size, v1::RegionOrigin origin,
                StreamId stream = {}, const Buffer* at = nullptr);
+  // The same at an explicit base address (a block carved from a segment).
+  Buffer alloc_at(std::string_view label, uint64_t size, v1::RegionOrigin origin, StreamId stream,
+                  uint64_t base);
   void free(const Buffer& buffer, StreamId stream = {});
   // cudaFree / cudaFreeHost: a device-wide synchronisation.
   void cuda_free(const Buffer& buffer);
@@ -113,6 +117,10 @@ class TraceBuilder {
   // NVTX ranges: ops carry the joined path of the open ranges.
   void push_range(std::string_view name);
   void pop_range();
+
+  // Host time of the next op; each op advances it by one modelled API call.
+  void set_clock(int64_t ns) { clock_ = ns; }
+  int64_t clock() const { return clock_; }
 
   // The op just added (to set device times or tweak fields).
   v1::Op& last_op();

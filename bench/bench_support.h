@@ -1,0 +1,48 @@
+// Shared helpers for the benchmark programs: timing, peak memory, temp files.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace racetrack::bench {
+
+// Seconds taken by the best of `runs` calls of `f` (the least disturbed run).
+template <typename F>
+double best_seconds(int runs, F&& f) {
+  double best = 1e300;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count());
+  }
+  return best;
+}
+
+// Peak resident memory of this process so far, in bytes.
+inline uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+inline std::filesystem::path bench_dir() {
+  auto dir = std::filesystem::temp_directory_path() / "racetrack-bench";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Sizes to run: 10^5 and 10^6 always; 10^7 with --large.
+inline std::vector<uint64_t> bench_sizes(int argc, char** argv) {
+  std::vector<uint64_t> sizes = {100000, 1000000};
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--large") sizes.push_back(10000000);
+  return sizes;
+}
+
+}  // namespace racetrack::bench

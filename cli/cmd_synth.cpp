@@ -1,0 +1,109 @@
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "racetrack/traces/synth.h"
+
+namespace racetrack::cli {
+namespace {
+
+struct SynthArgs {
+  SynthOptions options;
+  std::string out;
+  std::string truth;
+  std::string schedule = "1f1b";
+  std::string modes = "known";
+  std::vector<std::string> inject;
+  bool no_compress = false;
+};
+
+// "C3", "C3:2" or "all".
+bool parse_injection(const std::string& spec, SynthOptions& o) {
+  if (spec == "all") {
+    for (auto& n : o.inject) ++n;
+    return true;
+  }
+  const auto colon = spec.find(':');
+  const std::string shape = spec.substr(0, colon);
+  uint32_t count = 1;
+  if (colon != std::string::npos) {
+    try {
+      count = static_cast<uint32_t>(std::stoul(spec.substr(colon + 1)));
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  for (int s = 0; s < kHazardShapeCount; ++s)
+    if (shape == shape_name(static_cast<HazardShape>(s))) {
+      o.inject[s] += count;
+      return true;
+    }
+  return false;
+}
+
+int run_synth(SynthArgs& a) {
+  for (const auto& spec : a.inject)
+    if (!parse_injection(spec, a.options)) {
+      std::cerr << "synth: bad --inject '" << spec << "': expected C1..C5, C1..C5:COUNT or all\n";
+      return kExitBadInput;
+    }
+  a.options.schedule = a.schedule == "sequential" ? Schedule::kSequential : Schedule::k1F1B;
+  a.options.known_modes = a.modes == "known";
+  a.options.writer.compress = !a.no_compress;
+  auto writer = TraceWriter::create(a.out, a.options.writer);
+  if (!writer) {
+    std::cerr << writer.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  auto result = synthesize(a.options, *writer);
+  if (!result) {
+    std::cerr << "synth: " << result.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  if (auto s = writer->close(); !s) {
+    std::cerr << s.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  const std::string truth = a.truth.empty() ? a.out + ".truth.json" : a.truth;
+  std::ofstream(truth) << ground_truth_json(a.options, *result);
+  std::cout << a.out << ": " << result->ops << " ops, " << result->iterations << " iterations, "
+            << writer->bytes_written() << " bytes; " << result->injected.size() << " injected hazard(s) listed in "
+            << truth << "\n";
+  for (int s = 0; s < kHazardShapeCount; ++s)
+    if (result->not_placed[s])
+      std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
+                << " injection(s) could not be placed: the trace ordered every candidate pair"
+                << (s == static_cast<int>(HazardShape::kC3) ? " (C3 needs --schedule 1f1b)" : "") << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_synth(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("synth", "Generate a training-step trace with offloading, recompute and injected hazards");
+  auto a = std::make_shared<SynthArgs>();
+  cmd->add_option("-o,--output", a->out, "output trace (.rtrace)")->required();
+  cmd->add_option("--seed", a->options.seed, "random seed")->capture_default_str();
+  cmd->add_option("--ops", a->options.target_ops, "approximate op count (whole iterations)")->capture_default_str();
+  cmd->add_option("--layers", a->options.layers, "transformer layers")->capture_default_str()->check(CLI::Range(1, 4096));
+  cmd->add_option("--microbatches", a->options.microbatches, "microbatches per iteration")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--schedule", a->schedule, "1f1b or sequential (forward then backward per microbatch)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"1f1b", "sequential"}));
+  cmd->add_option("--activation-bytes", a->options.activation_bytes, "bytes of one activation tensor")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 34));
+  cmd->add_option("--modes", a->modes,
+                  "known: kernels carry exact extents and read/write modes (PyTorch integration); raw: only "
+                  "argument words over driver segments (bare CUPTI)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"known", "raw"}));
+  cmd->add_option("--inject", a->inject, "inject hazards: C1..C5, C1..C5:COUNT, or all (repeatable)");
+  cmd->add_option("--truth", a->truth, "ground-truth JSON (default OUTPUT.truth.json)");
+  cmd->add_flag("--no-compress", a->no_compress, "write uncompressed chunks");
+  cmd->callback([a, &exit_code] { exit_code = run_synth(*a); });
+}
+
+}  // namespace racetrack::cli

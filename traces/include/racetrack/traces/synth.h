@@ -1,0 +1,67 @@
+// The workload generator behind `racetrack synth`: realistic traces of
+// training steps with activation offloading and recompute (modelled on
+// Megatron-LM's fine-grained activation offloading, see
+// docs/synth.md), optionally with injected hazards C1-C5 and a ground-truth
+// list of them. Deterministic for given options and seed; streams its output
+// so memory stays bounded at any size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "racetrack/traces/container.h"
+
+namespace racetrack {
+
+enum class HazardShape { kC1, kC2, kC3, kC4, kC5 };
+inline constexpr int kHazardShapeCount = 5;
+std::string_view shape_name(HazardShape shape);  // "C1".."C5"
+
+enum class Schedule { kSequential, k1F1B };
+
+struct SynthOptions {
+  uint64_t seed = 1;
+  uint64_t target_ops = 100000;  // approximate; whole iterations are generated
+  uint32_t layers = 8;
+  uint32_t microbatches = 4;
+  Schedule schedule = Schedule::k1F1B;
+  uint64_t activation_bytes = 8ull << 20;  // one activation tensor
+  // Kernels carry exact extents and known modes (what the PyTorch integration
+  // records), or only raw argument words over driver segments (bare CUPTI).
+  bool known_modes = true;
+  // How many of each shape to inject, after the warm-up iteration.
+  std::array<uint32_t, kHazardShapeCount> inject{};
+  WriterOptions writer;
+};
+
+// One injected hazard: the racing pair as the checker should report it.
+struct InjectedHazard {
+  HazardShape shape;
+  uint64_t first_seq = 0;
+  uint64_t second_seq = 0;
+  std::string kind;  // RAW / WAR / WAW
+  v1::AddressSpace space = v1::SPACE_DEVICE;
+  uint64_t address = 0;  // overlap start
+  uint64_t bytes = 0;    // overlap length
+  uint64_t iteration = 0;
+  std::string where;  // e.g. "iteration 3, microbatch 1, layer 5 core_attn"
+};
+
+struct SynthResult {
+  uint64_t ops = 0;
+  uint64_t iterations = 0;
+  std::vector<InjectedHazard> injected;
+  // Requested injections that could not be placed because the trace ordered
+  // the pair anyway (e.g. C3 under the sequential schedule).
+  std::array<uint32_t, kHazardShapeCount> not_placed{};
+};
+
+// Writes the trace to `writer` (which is flushed, not closed).
+Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer);
+
+// The ground-truth sidecar as JSON ({"injected": [...]}).
+std::string ground_truth_json(const SynthOptions& options, const SynthResult& result);
+
+}  // namespace racetrack

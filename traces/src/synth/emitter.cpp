@@ -1,0 +1,213 @@
+#include "emitter.h"
+
+#include <algorithm>
+
+namespace racetrack::synth {
+namespace {
+
+// Modelled host cost of API calls, in ns.
+constexpr int64_t kLaunchCost = 4000;
+constexpr int64_t kCopyCost = 6000;
+constexpr int64_t kEventCost = 1500;
+constexpr int64_t kQueryCost = 800;
+constexpr int64_t kAllocatorCost = 300;  // caching allocator bookkeeping, no CUDA call
+constexpr int64_t kDriverAllocCost = 400000;
+constexpr double kCopyBytesPerNs = 25.0;  // ~25 GB/s over PCIe
+constexpr int64_t kCopyLatency = 3000;
+
+const char* kind_of(bool first_writes, bool second_writes) {
+  if (first_writes && second_writes) return "WAW";
+  return first_writes ? "RAW" : "WAR";
+}
+
+}  // namespace
+
+Emitter::Emitter(TraceBuilder& builder, const SynthOptions& options, uint64_t seed)
+    : builder_(builder), options_(options), rng_(seed), timing_(kStreamCount), order_(kStreamCount) {}
+
+uint32_t Emitter::new_event(std::string_view name) { return builder_.event(name).id; }
+
+void Emitter::set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine) {
+  op.set_host_end(timing_.host_now());
+  const auto [start, end] = timing_.device_op(stream, std::max<int64_t>(duration, 1000), engine);
+  op.set_device_start(start);
+  op.set_device_end(end);
+}
+
+void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<const Tensor*>& reads,
+                     const std::vector<const Tensor*>& writes, int64_t duration) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kLaunchCost, 0.2));
+  builder_.set_clock(start);
+  std::vector<Span> r, w;
+  std::vector<Access> accesses;
+  for (const Tensor* t : reads) {
+    r.push_back(t->span());
+    accesses.push_back({t->address, t->address + t->size, false});
+  }
+  for (const Tensor* t : writes) {
+    w.push_back(t->span());
+    accesses.push_back({t->address, t->address + t->size, true});
+  }
+  KernelOptions options;
+  options.raw_words_only = !options_.known_modes;
+  // Realistic non-pointer words: element counts and a launch flag.
+  options.scalars = {(writes.empty() ? 0 : writes.front()->size / 2), 1};
+  builder_.kernel(StreamId{stream}, name, r, w, options);
+  v1::Op& op = builder_.last_op();
+  op.set_host_end(end);
+  last_point_ = order_.device_op(stream);
+  set_device_time(op, stream, rng_.jitter(duration, 0.1), Engine::kNone);
+  check_watches(stream, accesses);
+}
+
+void Emitter::copy(uint32_t stream, const Tensor& dst, const Tensor& src) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kCopyCost, 0.2));
+  builder_.set_clock(start);
+  builder_.memcpy(StreamId{stream}, dst.span(), src.span());
+  v1::Op& op = builder_.last_op();
+  op.set_host_end(end);
+  last_point_ = order_.device_op(stream);
+  const uint64_t bytes = std::min(dst.size, src.size);
+  const Engine engine = dst.space == v1::SPACE_DEVICE ? Engine::kH2D : Engine::kD2H;
+  set_device_time(op, stream, kCopyLatency + static_cast<int64_t>(static_cast<double>(bytes) / kCopyBytesPerNs),
+                  engine);
+  check_watches(stream, {{src.address, src.address + bytes, false}, {dst.address, dst.address + bytes, true}});
+}
+
+void Emitter::record(uint32_t event, uint32_t stream) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
+  builder_.set_clock(start);
+  builder_.record(EventId{event}, StreamId{stream});
+  builder_.last_op().set_host_end(end);
+  order_.record(event, stream);
+  timing_.record(event, stream);
+}
+
+void Emitter::wait(uint32_t stream, uint32_t event) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
+  builder_.set_clock(start);
+  builder_.wait(StreamId{stream}, EventId{event});
+  builder_.last_op().set_host_end(end);
+  order_.wait(stream, event);
+  timing_.wait(stream, event);
+}
+
+bool Emitter::query(uint32_t event) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kQueryCost, 0.2));
+  const bool ready = timing_.event_done(event);
+  builder_.set_clock(start);
+  builder_.query(EventId{event}, ready);
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+  if (ready) order_.join_event(event);
+  return ready;
+}
+
+void Emitter::sync_stream(uint32_t stream) {
+  const auto [start, end] = timing_.host_call(kEventCost);
+  (void)end;
+  builder_.set_clock(start);
+  builder_.sync(StreamId{stream});
+  timing_.host_wait_stream(stream);
+  builder_.last_op().set_host_end(timing_.host_now());
+  order_.host_op();
+  order_.join_stream(stream);
+}
+
+void Emitter::host_read(const Tensor& t) {
+  const auto [start, end] = timing_.host_call(2000);
+  builder_.set_clock(start);
+  builder_.host_read(t.span());
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+  check_watches(0, {{t.address, t.address + t.size, false}});
+}
+
+Tensor Emitter::driver_alloc(std::string_view label, uint64_t size, v1::AddressSpace space) {
+  const auto [start, end] = timing_.host_call(kDriverAllocCost);
+  (void)end;
+  builder_.set_clock(start);
+  const v1::RegionOrigin origin = space == v1::SPACE_DEVICE ? v1::ORIGIN_CUDA_MALLOC : v1::ORIGIN_HOST_ALLOC;
+  Buffer b = builder_.alloc(label, size, origin);
+  // The driver synchronises the device: the host waits for all streams.
+  timing_.host_wait_all();
+  builder_.last_op().set_host_end(timing_.host_now());
+  order_.host_op();
+  order_.join_all();
+  Tensor t;
+  t.address = b.base;
+  t.size = size;
+  t.space = space;
+  t.label = std::string(label);
+  return t;
+}
+
+void Emitter::block_alloc(Tensor& t) {
+  if (!options_.known_modes) return;
+  const auto [start, end] = timing_.host_call(kAllocatorCost);
+  builder_.set_clock(start);
+  t.region = builder_.alloc_at(t.label, t.size, v1::ORIGIN_FRAMEWORK_BLOCK, StreamId{t.stream}, t.address).region;
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+}
+
+void Emitter::block_free(const Tensor& t, uint32_t stream) {
+  if (!options_.known_modes) return;
+  const auto [start, end] = timing_.host_call(kAllocatorCost);
+  builder_.set_clock(start);
+  builder_.free(Buffer{t.region, t.address, t.size, t.space}, StreamId{stream});
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+}
+
+void Emitter::watch_last(HazardShape shape, const Tensor& t, bool write, std::string where) {
+  watches_.push_back(Watch{shape, builder_.last_op().seq(), last_point_, t.address, t.address + t.size, write,
+                           t.space, std::move(where)});
+}
+
+bool Emitter::watching(HazardShape shape) const {
+  return std::any_of(watches_.begin(), watches_.end(), [&](const Watch& w) { return w.shape == shape; });
+}
+
+void Emitter::check_watches(uint32_t agent, const std::vector<Access>& accesses) {
+  if (watches_.empty()) return;
+  const uint64_t seq = builder_.last_op().seq();
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    const Access* hit = nullptr;
+    for (const Access& a : accesses)
+      if (a.lo < it->hi && it->lo < a.hi && (a.write || it->write) && seq != it->seq) hit = &a;
+    if (!hit) {
+      ++it;
+      continue;
+    }
+    if (order_.ordered(it->point, agent)) {
+      ++masked_[static_cast<int>(it->shape)];
+    } else {
+      InjectedHazard h;
+      h.shape = it->shape;
+      h.first_seq = it->seq;
+      h.second_seq = seq;
+      h.kind = kind_of(it->write, hit->write);
+      h.space = it->space;
+      h.address = std::max(it->lo, hit->lo);
+      h.bytes = std::min(it->hi, hit->hi) - h.address;
+      h.iteration = iteration_;
+      h.where = it->where;
+      result_.injected.push_back(std::move(h));
+    }
+    it = watches_.erase(it);
+  }
+}
+
+void Emitter::expire_watches() {
+  for (const Watch& w : watches_) ++masked_[static_cast<int>(w.shape)];
+  watches_.clear();
+}
+
+std::array<uint32_t, kHazardShapeCount> Emitter::take_masked() {
+  auto masked = masked_;
+  masked_ = {};
+  return masked;
+}
+
+}  // namespace racetrack::synth

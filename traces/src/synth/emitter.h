@@ -1,0 +1,105 @@
+// The generator's single point of output: every op goes through here, which
+// writes it with the TraceBuilder, gives it host and device times from the
+// timing model, tracks its ordering, and closes the ground-truth watches of
+// injected hazards (the first later op that conflicts with an injected access
+// becomes the pair's second op if the pair is really unordered).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "order_tracker.h"
+#include "racetrack/traces/builder.h"
+#include "racetrack/traces/synth.h"
+#include "rng.h"
+#include "timing_model.h"
+
+namespace racetrack::synth {
+
+// Streams by index; they are also the builder's stream ids.
+inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kStreamCount = 3;
+
+struct Tensor {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint32_t region = 0;  // framework block region (known modes), else 0
+  uint32_t stream = 0;  // allocation stream
+  v1::AddressSpace space = v1::SPACE_DEVICE;
+  std::string label;
+
+  Span span() const {
+    return Span{region, 0, address, size, space};
+  }
+};
+
+class Emitter {
+ public:
+  Emitter(TraceBuilder& builder, const SynthOptions& options, uint64_t seed);
+
+  TraceBuilder& builder() { return builder_; }
+  Rng& rng() { return rng_; }
+  bool known_modes() const { return options_.known_modes; }
+
+  uint32_t new_event(std::string_view name);
+  void kernel(uint32_t stream, std::string_view name, const std::vector<const Tensor*>& reads,
+              const std::vector<const Tensor*>& writes, int64_t duration);
+  void copy(uint32_t stream, const Tensor& dst, const Tensor& src);
+  void record(uint32_t event, uint32_t stream);
+  void wait(uint32_t stream, uint32_t event);
+  // Emits an event query with the result the timing model gives; a ready
+  // query is a host join.
+  bool query(uint32_t event);
+  void sync_stream(uint32_t stream);
+  void host_read(const Tensor& t);
+  // Driver allocations (cudaMalloc / cudaHostAlloc): device-wide joins.
+  Tensor driver_alloc(std::string_view label, uint64_t size, v1::AddressSpace space);
+  // Caching-allocator block events (only visible with known modes).
+  void block_alloc(Tensor& t);
+  void block_free(const Tensor& t, uint32_t stream);
+  void range_push(std::string_view name) { builder_.push_range(name); }
+  void range_pop() { builder_.pop_range(); }
+
+  // Ground truth: watch the last emitted op's access to `t`.
+  void watch_last(HazardShape shape, const Tensor& t, bool write, std::string where);
+  // Closes watches still open (their pair never came) as masked.
+  void expire_watches();
+  // Injections whose pair turned out ordered since the last call, per shape:
+  // the workload places them again elsewhere.
+  std::array<uint32_t, kHazardShapeCount> take_masked();
+  bool watching(HazardShape shape) const;
+  void set_iteration(uint64_t i) { iteration_ = i; }
+
+  SynthResult& result() { return result_; }
+
+ private:
+  struct Access {
+    uint64_t lo, hi;
+    bool write;
+  };
+  struct Watch {
+    HazardShape shape;
+    uint64_t seq;
+    OrderTracker::Point point;
+    uint64_t lo, hi;
+    bool write;
+    v1::AddressSpace space;
+    std::string where;
+  };
+
+  void set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine);
+  void check_watches(uint32_t agent, const std::vector<Access>& accesses);
+
+  TraceBuilder& builder_;
+  const SynthOptions& options_;
+  Rng rng_;
+  TimingModel timing_;
+  OrderTracker order_;
+  OrderTracker::Point last_point_;
+  std::vector<Watch> watches_;
+  std::array<uint32_t, kHazardShapeCount> masked_{};
+  uint64_t iteration_ = 0;
+  SynthResult result_;
+};
+
+}  // namespace racetrack::synth

@@ -1,0 +1,91 @@
+// The modelled training loop: L transformer layers x M microbatches per
+// iteration, forward then backward in sequential or 1F1B order, with the
+// saved inputs of core_attn and fc1 offloaded (D2H on the offload stream,
+// prefetched back one group ahead on the reload stream) and the norms and the
+// activation recomputed in backward. Injections C1-C5 replace one step of
+// the correct protocol with the known bug (docs/synth.md).
+#pragma once
+
+#include <vector>
+
+#include "allocators.h"
+#include "emitter.h"
+
+namespace racetrack::synth {
+
+struct InjectionRequest {
+  HazardShape shape;
+  uint64_t not_before_site = 0;  // the first site (group visit) it may use
+  uint32_t retries = 0;
+};
+
+class TrainingLoop {
+ public:
+  TrainingLoop(Emitter& emitter, const SynthOptions& options);
+
+  // Runs iteration `i` (0 is the allocator warm-up, never injected).
+  void iteration(uint64_t i);
+  // Sites (offloaded-group visits) in one iteration, for placing injections.
+  uint64_t sites_per_iteration() const;
+  void request(InjectionRequest r) { requests_.push_back(r); }
+  // Requests never placed (the trace ordered every attempt), per shape.
+  std::array<uint32_t, kHazardShapeCount> unplaced() const;
+
+ private:
+  static constexpr int kGroups = 2;  // per layer: core_attn input, fc1 input
+
+  struct Group {
+    Tensor pinned;
+    Tensor reloaded;
+    uint32_t offload_event = 0;
+    uint32_t reload_event = 0;
+    bool prefetched = false;
+    bool inline_reload = false;  // C1
+    bool skip_consumer_wait = false;  // C5
+  };
+  struct LayerState {
+    Tensor x, ctx, h, f1;
+    Group groups[kGroups];
+  };
+  struct Weights {
+    Tensor ln1, qkv, proj, ln2, fc1, fc2;
+    Tensor grad_qkv, grad_proj, grad_fc1, grad_fc2, grad_ln1, grad_ln2;
+  };
+
+  void setup();
+  void forward(uint32_t mb);
+  void backward(uint32_t mb);
+  void optimizer_step();
+  void offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved);
+  // `before_forward`: a forward pass will run before the group's consumer
+  // waits for it (1F1B's cross-microbatch prefetch), the only window in which
+  // a pool can hand the pinned buffer to an offload too early (C3).
+  void prefetch(uint32_t mb, uint32_t layer, int g, bool before_forward = false);
+  // Reloads a group on the compute stream if it was not prefetched.
+  Tensor& reloaded(uint32_t mb, uint32_t layer, int g);
+  void release_reloaded(uint32_t mb, uint32_t layer, int g);
+  void prefetch_after(uint32_t mb, uint32_t layer, int g);
+  Tensor alloc(const std::string& what, uint32_t mb, uint32_t layer, uint64_t size, uint32_t stream);
+  std::string where(uint32_t mb, uint32_t layer, int g) const;
+  bool take(HazardShape shape);
+  void requeue_masked();
+
+  Emitter& e_;
+  const SynthOptions& options_;
+  CachingAllocator allocator_;
+  PinnedPool pinned_;
+  std::vector<Weights> weights_;
+  std::vector<std::vector<LayerState>> state_;  // [microbatch][layer]
+  std::vector<Tensor> grad_out_;  // per microbatch: gradient entering backward
+  std::vector<bool> forward_done_;
+  uint32_t forwards_run_ = 0;  // in this iteration
+  Tensor embedding_, loss_, loss_host_;
+  uint32_t compute_to_offload_ = 0, compute_to_reload_ = 0;
+  uint64_t iteration_ = 0;
+  uint64_t site_ = 0;
+  bool skip_next_reload_join_ = false;  // C4
+  std::vector<InjectionRequest> requests_;
+  std::array<uint32_t, kHazardShapeCount> retries_left_{};
+};
+
+}  // namespace racetrack::synth
