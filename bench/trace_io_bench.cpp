@@ -28,12 +28,11 @@ uint64_t decode_all(const std::string& path) {
     std::fprintf(stderr, "%s\n", source.error().describe().c_str());
     std::exit(2);
   }
-  rt::v1::Chunk chunk;
   uint64_t ops = 0;
   for (;;) {
-    auto more = source->next(chunk);
-    if (!more || !*more) break;
-    ops += chunk.ops_size();
+    auto chunk = source->read();
+    if (!chunk || !*chunk) break;
+    ops += (*chunk)->ops_size();
   }
   return ops;
 }

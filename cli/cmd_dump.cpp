@@ -41,14 +41,14 @@ int dump(const DumpOptions& o) {
     return kExitBadInput;
   }
   TraceTables tables;
-  v1::Chunk chunk;
   for (;;) {
-    auto more = source->next(chunk);
+    auto more = source->read();
     if (!more) {
       std::cerr << more.error().describe() << "\n";
       return kExitBadInput;
     }
     if (!*more) return kExitOk;
+    const v1::Chunk& chunk = **more;
     tables.add(chunk);
     for (const v1::Op& op : chunk.ops()) {
       if (op.seq() < o.from) continue;

@@ -21,11 +21,11 @@ void note_time(TraceStats& s, int64_t start, int64_t end) {
 Status gather_stats(const std::string& path, TraceStats& stats) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  v1::Chunk chunk;
   for (;;) {
-    auto more = source->next(chunk);
+    auto more = source->read();
     if (!more) return more.error();
     if (!*more) return Ok{};
+    const v1::Chunk& chunk = **more;
     ++stats.chunks;
     stats.tables.add(chunk);
     for (const v1::Op& op : chunk.ops()) {

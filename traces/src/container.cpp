@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace racetrack {
@@ -129,8 +130,9 @@ Result<ChunkReader> ChunkReader::open(const std::string& path) {
   return ChunkReader(std::move(file), static_cast<uint64_t>(size), version);
 }
 
-Result<bool> ChunkReader::next(v1::Chunk& out) {
-  if (offset_ == file_size_) return false;
+Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
+  at_end = offset_ == file_size_;
+  if (at_end) return std::string_view();
   const uint64_t at = offset_;
   unsigned char frame[kFrameHeaderSize];
   if (file_size_ - at < kFrameHeaderSize ||
@@ -159,21 +161,58 @@ Result<bool> ChunkReader::next(v1::Chunk& out) {
   if (crc32(stored_.data(), stored_size) != crc)
     return make_error("corrupt chunk: checksum mismatch", at);
 
-  const char* raw = stored_.data();
+  std::string_view raw(stored_.data(), stored_size);
   if (codec == Codec::kZstd) {
     raw_.resize(raw_size);
     size_t n = ZSTD_decompress(raw_.data(), raw_.size(), stored_.data(), stored_size);
     if (ZSTD_isError(n) || n != raw_size)
       return make_error("corrupt chunk: zstd cannot decompress it", at);
-    raw = raw_.data();
+    raw = std::string_view(raw_.data(), raw_size);
   } else if (raw_size != stored_size) {
     return make_error("corrupt chunk: raw and stored sizes differ without compression", at);
   }
-  out.Clear();
-  if (!out.ParseFromArray(raw, static_cast<int>(raw_size)))
-    return make_error("corrupt chunk: protobuf cannot decode it", at);
   offset_ = at + kFrameHeaderSize + stored_size;
+  return raw;
+}
+
+Result<bool> ChunkReader::next(v1::Chunk& out) {
+  const uint64_t at = offset_;
+  bool at_end = false;
+  auto raw = read_frame(at_end);
+  if (!raw) return raw.error();
+  if (at_end) return false;
+  out.Clear();
+  if (!out.ParseFromArray(raw->data(), static_cast<int>(raw->size()))) {
+    offset_ = at;
+    return make_error("corrupt chunk: protobuf cannot decode it", at);
+  }
   return true;
+}
+
+Result<const v1::Chunk*> ChunkReader::read() {
+  const uint64_t at = offset_;
+  bool at_end = false;
+  auto raw = read_frame(at_end);
+  if (!raw) return raw.error();
+  if (at_end) return static_cast<const v1::Chunk*>(nullptr);
+  if (!arena_) {
+    // Decoded chunks take a few times their file size; a writer's chunk of
+    // 32k ops fits in 32 MiB. Small traces get a small block.
+    const size_t block = std::clamp<uint64_t>(file_size_ * 8, 1u << 20, 32u << 20);
+    arena_block_ = std::make_unique<char[]>(block);
+    google::protobuf::ArenaOptions options;
+    options.initial_block = arena_block_.get();
+    options.initial_block_size = block;
+    arena_ = std::make_unique<google::protobuf::Arena>(options);
+  } else {
+    arena_->Reset();
+  }
+  auto* chunk = google::protobuf::Arena::CreateMessage<v1::Chunk>(arena_.get());
+  if (!chunk->ParseFromArray(raw->data(), static_cast<int>(raw->size()))) {
+    offset_ = at;
+    return make_error("corrupt chunk: protobuf cannot decode it", at);
+  }
+  return static_cast<const v1::Chunk*>(chunk);
 }
 
 bool is_binary_trace(const std::string& path) {

@@ -35,11 +35,11 @@ Result<std::vector<uint32_t>> count_waits(const std::string& path) {
   if (!source) return source.error();
   std::vector<uint32_t> counts;
   std::unordered_map<uint32_t, size_t> latest;  // event -> index in counts
-  v1::Chunk chunk;
   for (;;) {
-    auto more = source->next(chunk);
+    auto more = source->read();
     if (!more) return more.error();
     if (!*more) return counts;
+    const v1::Chunk& chunk = **more;
     for (const v1::Op& op : chunk.ops()) {
       if (op.has_record()) {
         latest[op.record().event()] = counts.size();
@@ -300,11 +300,11 @@ Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
   if (!source) return source.error();
   Walker walker(sink, std::move(*counts));
   sink.begin();
-  v1::Chunk chunk;
   for (;;) {
-    auto more = source->next(chunk);
+    auto more = source->read();
     if (!more) return more.error();
     if (!*more) break;
+    const v1::Chunk& chunk = **more;
     walker.add_chunk(chunk);
     if (!sink.out().ok()) return write_error();
   }

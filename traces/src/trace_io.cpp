@@ -110,15 +110,26 @@ Result<bool> TraceSource::next(v1::Chunk& out) {
     if (!more) more.error().file = path_;
     return more;
   }
-  if (!whole_) return false;
+  if (!whole_ || whole_taken_) return false;
   out = std::move(*whole_);
   whole_.reset();
   return true;
 }
 
+Result<const v1::Chunk*> TraceSource::read() {
+  if (binary_) {
+    auto chunk = binary_->read();
+    if (!chunk) chunk.error().file = path_;
+    return chunk;
+  }
+  if (!whole_ || whole_taken_) return static_cast<const v1::Chunk*>(nullptr);
+  whole_taken_ = true;
+  return static_cast<const v1::Chunk*>(&*whole_);
+}
+
 uint64_t TraceSource::position() const {
   if (binary_) return binary_->offset();
-  return whole_ ? 0 : size_;
+  return whole_ && !whole_taken_ ? 0 : size_;
 }
 
 void append_chunk(v1::Chunk& into, const v1::Chunk& from) {

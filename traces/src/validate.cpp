@@ -250,10 +250,9 @@ ValidationReport validate_file(const std::string& path, size_t max_errors) {
     return report;
   }
   Validator validator(max_errors);
-  v1::Chunk chunk;
   for (;;) {
     const uint64_t at = source->position();
-    auto more = source->next(chunk);
+    auto more = source->read();
     if (!more) {
       finish(report, validator, *source);
       report.errors.push_back(more.error());
@@ -261,6 +260,7 @@ ValidationReport validate_file(const std::string& path, size_t max_errors) {
       return report;
     }
     if (!*more) break;
+    const v1::Chunk& chunk = **more;
     validator.check(chunk, at);
     ++report.chunks;
   }

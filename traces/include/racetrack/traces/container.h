@@ -7,8 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <google/protobuf/arena.h>
+
 #include <cstdio>
 #include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -78,9 +81,13 @@ class ChunkReader {
  public:
   static Result<ChunkReader> open(const std::string& path);
 
-  // Reads the next chunk into `out` (reusing its memory). Returns false at a
-  // clean end of file; an error names the offset of the bad frame.
+  // Reads the next chunk into `out`. Returns false at a clean end of file;
+  // an error names the offset of the bad frame.
   Result<bool> next(v1::Chunk& out);
+  // The fast path for whole-trace passes: the next chunk, parsed into an
+  // arena the reader owns and valid until the next call; nullptr at a clean
+  // end of file.
+  Result<const v1::Chunk*> read();
 
   uint16_t version() const { return version_; }
   // Offset of the next frame to read (after a failure: of the bad frame).
@@ -89,6 +96,9 @@ class ChunkReader {
 
  private:
   ChunkReader(FilePtr file, uint64_t file_size, uint16_t version);
+  // The next frame's serialized Chunk (decompressed, checksum verified);
+  // empty view with `at_end` set at a clean end of file.
+  Result<std::string_view> read_frame(bool& at_end);
 
   FilePtr file_;
   uint64_t file_size_ = 0;
@@ -96,6 +106,9 @@ class ChunkReader {
   uint64_t offset_ = kFileHeaderSize;
   std::vector<char> stored_;
   std::vector<char> raw_;
+  // Chunks decode into an arena over one reusable block: no malloc per op.
+  std::unique_ptr<char[]> arena_block_;
+  std::unique_ptr<google::protobuf::Arena> arena_;
 };
 
 // True when the first bytes of `path` are the binary container's magic.

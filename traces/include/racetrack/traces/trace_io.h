@@ -25,6 +25,9 @@ class TraceSource {
 
   // False at a clean end; errors carry the file name and offset.
   Result<bool> next(v1::Chunk& out);
+  // The fast path: the next chunk, valid until the next call; nullptr at a
+  // clean end.
+  Result<const v1::Chunk*> read();
   Encoding encoding() const { return encoding_; }
   const std::string& path() const { return path_; }
   // Bytes consumed so far and total, for progress reporting.
@@ -37,6 +40,7 @@ class TraceSource {
   Encoding encoding_ = Encoding::kBinary;
   std::optional<ChunkReader> binary_;
   std::optional<v1::Chunk> whole_;  // text/JSON, handed out once
+  bool whole_taken_ = false;
   uint64_t size_ = 0;
 };
 
