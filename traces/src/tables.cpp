@@ -22,7 +22,7 @@ void TraceTables::add(const v1::Chunk& chunk) {
   add_dense(streams_, chunk.streams());
   add_dense(events_, chunk.events());
   add_dense(threads_, chunk.threads());
-  add_dense(regions_, chunk.regions());
+  if (keep_regions_) add_dense(regions_, chunk.regions());
 }
 
 std::string_view TraceTables::string(uint32_t id) const {

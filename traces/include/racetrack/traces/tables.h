@@ -13,6 +13,10 @@ namespace racetrack {
 
 class TraceTables {
  public:
+  // Whole-trace passes that track regions themselves can skip keeping them
+  // (regions are the one table that grows with a trace's length).
+  void set_keep_regions(bool keep) { keep_regions_ = keep; }
+
   // Registers the entities a chunk defines. Ids that are not the next dense
   // id are reported by the Validator; here they are skipped.
   void add(const v1::Chunk& chunk);
@@ -50,6 +54,7 @@ class TraceTables {
   std::vector<v1::Event> events_;
   std::vector<v1::HostThread> threads_;
   std::vector<v1::Region> regions_;
+  bool keep_regions_ = true;
 };
 
 }  // namespace racetrack

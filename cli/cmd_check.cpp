@@ -1,0 +1,121 @@
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "racetrack/race/report.h"
+
+namespace racetrack::cli {
+namespace {
+
+struct CheckArgs {
+  std::string path;
+  std::string format = "text";
+  std::string min_confidence = "likely";
+  size_t max_groups = 20;
+  std::string suppress, emit_fixed, kernel_modes;
+  bool all = false;
+  bool no_fix = false;
+};
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{"cannot open", {}, path};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Signatures, one per line; '#' starts a comment line.
+std::set<std::string> parse_suppressions(const std::string& text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (!line.empty() && line[0] != '#') out.insert(line);
+  }
+  return out;
+}
+
+int run_check(const CheckArgs& a) {
+  race::CheckOptions options;
+  if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
+    std::cerr << "check: --min-confidence must be definite, likely or possible\n";
+    return kExitBadInput;
+  }
+  if (!a.kernel_modes.empty()) {
+    auto text = read_text(a.kernel_modes);
+    if (!text) {
+      std::cerr << text.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    auto rules = race::parse_kernel_modes(*text);
+    if (!rules) {
+      std::cerr << a.kernel_modes << ": " << rules.error().message << "\n";
+      return kExitBadInput;
+    }
+    options.kernel_modes = std::move(*rules);
+  }
+  if (!a.suppress.empty()) {
+    auto text = read_text(a.suppress);
+    if (!text) {
+      std::cerr << text.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    options.suppressed = parse_suppressions(*text);
+  }
+  options.explain_and_fix = !a.no_fix;
+  if (isatty(STDERR_FILENO))
+    options.progress = [last = -1](uint64_t done, uint64_t total) mutable {
+      if (total < (64u << 20)) return;
+      const int percent = static_cast<int>(100 * done / total);
+      if (percent == last) return;
+      last = percent;
+      std::cerr << "\rchecking: " << percent << "%" << (percent == 100 ? "\n" : "") << std::flush;
+    };
+  auto result = race::check_file(a.path, options);
+  if (!result) {
+    std::cerr << result.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  race::ReportOptions report;
+  report.trace_path = a.path;
+  report.max_groups = a.max_groups;
+  report.min_confidence = options.min_confidence;
+  report.list_all = a.all;
+  std::cout << (a.format == "json" ? race::format_json(*result, report) : race::format_text(*result, report));
+  if (!a.emit_fixed.empty()) {
+    if (auto s = race::write_fixed_trace(a.path, a.emit_fixed, race::fix_edits(*result)); !s) {
+      std::cerr << s.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    std::cerr << "wrote " << a.emit_fixed << " with the suggested fixes applied\n";
+  }
+  return result->shown_groups() ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void add_check(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "check", "Find unsynchronised accesses between streams; explain each and suggest a verified fix");
+  auto a = std::make_shared<CheckArgs>();
+  cmd->add_option("FILE", a->path, "trace (.rtrace, .pbtxt or .json)")->required();
+  cmd->add_option("--format", a->format, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--min-confidence", a->min_confidence, "show hazards at least this certain: definite, likely, possible")
+      ->capture_default_str();
+  cmd->add_option("--max", a->max_groups, "show at most this many hazard groups in full")->capture_default_str();
+  cmd->add_option("--suppress", a->suppress, "file of hazard signatures to suppress, one per line");
+  cmd->add_option("--emit-fixed", a->emit_fixed, "write the trace with every suggested fix applied");
+  cmd->add_option("--kernel-modes", a->kernel_modes,
+                  "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes");
+  cmd->add_flag("--all", a->all, "JSON: list every shown hazard, not only each group's first");
+  cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
+  cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
+  cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
+}
+
+}  // namespace racetrack::cli

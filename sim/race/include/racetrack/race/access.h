@@ -1,0 +1,98 @@
+// The byte ranges an op touches, resolved for the checker: copies and memsets
+// exactly, kernels from their recorded accesses or from their argument words
+// against the live regions (annotation > allocator block > driver
+// allocation), host accesses and host functions from their lists.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "racetrack/traces/tables.h"
+
+namespace racetrack::race {
+
+// Address spaces: 0 is host memory (pinned and pageable share one space),
+// d + 1 is device d's memory.
+using SpaceKey = uint32_t;
+inline constexpr SpaceKey kHostSpace = 0;
+inline SpaceKey device_space(uint32_t device) { return device + 1; }
+SpaceKey space_key(v1::AddressSpace space, uint32_t device);
+
+struct ResolvedAccess {
+  SpaceKey space = 0;
+  uint64_t lo = 0, hi = 0;
+  bool reads = false, writes = false;  // an unknown mode sets both
+  bool mode_known = true;
+  v1::Precision precision = v1::PRECISION_EXACT;
+  uint32_t region = 0;  // finest live region containing lo, 0 if none
+  uint16_t index = 0;   // position among the op's accesses
+  uint16_t node = 0;    // graph node index + 1; 0 outside graphs
+};
+
+// Which argument words of a kernel are read and which written, for kernels
+// whose trace carries no modes (`--kernel-modes FILE`).
+struct KernelModeRule {
+  std::regex pattern;
+  std::string source;  // the pattern as written
+  std::vector<uint32_t> reads, writes;  // 1-based argument word indices
+};
+
+// Parses a kernel-modes file: one rule per line, `REGEX reads=1,2 writes=3`,
+// `#` comments. Errors name the line.
+Result<std::vector<KernelModeRule>> parse_kernel_modes(const std::string& text);
+
+struct RegionInfo {
+  uint64_t base = 0, size = 0;
+  SpaceKey space = 0;
+  v1::RegionOrigin origin = v1::ORIGIN_UNKNOWN;
+  v1::AddressSpace address_space = v1::SPACE_DEVICE;
+  uint32_t label = 0;
+  bool live = false;
+};
+
+class AccessResolver {
+ public:
+  explicit AccessResolver(std::vector<KernelModeRule> rules = {}) : rules_(std::move(rules)) {}
+
+  // Entities: regions (live from the start unless an alloc op names them)
+  // and streams (for the device of raw kernel pointers). `tables` (which
+  // must outlive the resolver) names kernels for the kernel-mode rules.
+  void add_entities(const v1::Chunk& chunk, const TraceTables& tables);
+  // Lifetime ops; call before resolve() for the same op.
+  void on_op(const v1::Op& op);
+  // The op's accesses, appended to `out` (cleared first).
+  void resolve(const v1::Op& op, std::vector<ResolvedAccess>& out);
+
+  const RegionInfo* region(uint32_t id) const { return id >= 1 && id <= regions_.size() ? &regions_[id - 1] : nullptr; }
+  // The finest live region containing [lo, hi) in `space`, or 0.
+  uint32_t find_region(SpaceKey space, uint64_t lo, uint64_t hi) const;
+  // Whether a kernel's rule or record settled its modes (for reports).
+  bool has_rule(uint32_t kernel_name) const;
+
+ private:
+  // Live regions of one precision class in one space, by base.
+  using LiveMap = std::map<uint64_t, uint32_t>;
+  enum Tier { kAnnotation, kBlock, kSegment, kTiers };
+  static Tier tier_of(v1::RegionOrigin origin);
+  void set_live(uint32_t id, bool live);
+  void add_explicit(const v1::Access& a, SpaceKey default_space, uint16_t index, uint16_t node,
+                    std::vector<ResolvedAccess>& out) const;
+  void add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t node, std::vector<ResolvedAccess>& out);
+  void add_copy(const v1::Memcpy& c, uint16_t node, std::vector<ResolvedAccess>& out) const;
+  void add_memset(const v1::Memset& m, SpaceKey space, uint16_t node, std::vector<ResolvedAccess>& out) const;
+  const KernelModeRule* rule_for(uint32_t name);
+
+  std::vector<KernelModeRule> rules_;
+  std::vector<RegionInfo> regions_;
+  std::vector<bool> has_alloc_op_;
+  std::map<SpaceKey, LiveMap> live_[kTiers];
+  std::vector<uint32_t> stream_device_;
+  const TraceTables* tables_ = nullptr;
+  std::unordered_map<uint32_t, const KernelModeRule*> rule_cache_;
+};
+
+}  // namespace racetrack::race

@@ -1,0 +1,89 @@
+// racetrack check: one streaming pass that applies happens-before and
+// checks every access against the shadow memory, grouping hazards by
+// signature; then, when there are hazards to show, a second pass that
+// explains them and verifies their fixes by re-checking the trace with the
+// fixes applied (docs/check.md).
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "racetrack/hb/happens_before.h"
+#include "racetrack/race/fix.h"
+#include "racetrack/race/hazard.h"
+#include "racetrack/race/shadow_memory.h"
+
+namespace racetrack::race {
+
+struct CheckOptions {
+  // Hazards below this are counted, not shown, and not fixed.
+  Confidence min_confidence = Confidence::kLikely;
+  std::vector<KernelModeRule> kernel_modes;
+  std::set<std::string> suppressed;  // signatures
+  // Keep every hazard (not only each group's first), for tests and --all.
+  bool keep_all = false;
+  // Explain and fix shown hazards (a second pass over the file).
+  bool explain_and_fix = true;
+  // Called now and then with (bytes read, total bytes) during file passes.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Hazards that share a signature: the same bug in every layer/iteration.
+struct HazardGroup {
+  std::string signature;
+  Hazard first;  // the first occurrence
+  uint64_t count = 0;
+  std::array<uint64_t, 3> by_confidence{};  // indexed by Confidence
+  Confidence confidence = Confidence::kPossible;  // the highest seen
+  bool suppressed = false;
+  bool shown = false;  // confidence >= min and not suppressed
+  std::string explanation;
+  Fix fix;
+  // What would settle a possible hazard.
+  std::string settle;
+};
+
+struct CheckResult {
+  uint64_t ops = 0;
+  uint64_t hazards = 0;
+  std::array<uint64_t, 3> by_confidence{};
+  std::vector<HazardGroup> groups;  // by first occurrence
+  std::vector<Hazard> all;          // every hazard, with keep_all
+  std::vector<Hazard> shown;        // every hazard of a shown group
+  uint64_t shadow_segments = 0;     // at the end, for memory accounting
+  bool fixes_verified = false;      // the re-check with all fixes was clean
+  uint64_t hazards_after_fixes = 0;
+  // The trace's names (strings, streams, threads, events), for reports.
+  std::shared_ptr<const TraceTables> tables;
+
+  uint64_t shown_groups() const;
+};
+
+// The streaming engine of one pass.
+class Checker {
+ public:
+  explicit Checker(const CheckOptions& options);
+  ~Checker();
+
+  void add_chunk(const v1::Chunk& chunk);
+  CheckResult finish();
+  const TraceTables& tables() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// Checks a trace file of any encoding: pass 1, then (with explain_and_fix
+// and hazards to show) pass 2.
+Result<CheckResult> check_file(const std::string& path, const CheckOptions& options);
+
+// Checks a trace held in memory (one pass; tests).
+CheckResult check_trace(const v1::Chunk& trace, const CheckOptions& options);
+
+}  // namespace racetrack::race

@@ -1,0 +1,69 @@
+// A hazard: two accesses to overlapping bytes, at least one a write, whose
+// ops are not ordered by happens-before (DESIGN.md §6, docs/check.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "racetrack/race/access.h"
+#include "racetrack/traces/describe.h"
+
+namespace racetrack::race {
+
+enum class HazardKind { kRaw, kWar, kWaw };
+enum class HazardClass { kCopyVsCompute, kCopyVsCopy, kComputeVsCompute, kHostVsDevice, kReuse };
+// Ordered: a higher value is more certain.
+enum class Confidence { kPossible, kLikely, kDefinite };
+
+std::string_view kind_name(HazardKind kind);
+std::string_view class_name(HazardClass cls);
+std::string_view confidence_name(Confidence c);
+// Accepts "definite", "likely", "possible".
+bool parse_confidence(std::string_view text, Confidence& out);
+
+// One side of a hazard: the op and the access that conflicts.
+struct HazardSide {
+  uint64_t seq = 0;
+  OpKind op_kind = OpKind::kNone;
+  uint32_t name = 0;  // kernel / host function name string id
+  uint32_t stream = 0;  // 0: a host op
+  uint32_t thread = 0;
+  uint32_t nvtx = 0;
+  uint32_t agent = 0;  // happens-before agent (stream or thread)
+  ResolvedAccess access;
+  v1::CopyDirection direction = v1::COPY_DEFAULT;  // copies
+  uint32_t region_label = 0;
+};
+
+// Identity of a hazard for comparisons and tests.
+struct HazardKey {
+  uint64_t first_seq, second_seq;
+  uint16_t first_access, second_access;
+  uint16_t first_node, second_node;
+  auto operator<=>(const HazardKey&) const = default;
+};
+
+struct Hazard {
+  HazardSide first, second;  // first was submitted first
+  HazardKind kind = HazardKind::kRaw;
+  HazardClass cls = HazardClass::kComputeVsCompute;
+  Confidence confidence = Confidence::kDefinite;
+  SpaceKey space = 0;
+  uint64_t lo = 0, hi = 0;  // the overlapping bytes (hull)
+  // The last op of the first side's agent that the second op is ordered
+  // after, as a tick of that agent (0: none); explain() turns it into a seq.
+  uint64_t ordered_up_to_tick = 0;
+  uint64_t ordered_up_to_seq = 0;
+  std::string ordered_up_to_title;
+
+  HazardKey key() const {
+    return {first.seq, second.seq, first.access.index, second.access.index, first.access.node, second.access.node};
+  }
+};
+
+// Kind and confidence follow from the two accesses (DESIGN.md §6).
+HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second);
+Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second);
+
+}  // namespace racetrack::race

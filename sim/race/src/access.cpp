@@ -1,0 +1,276 @@
+#include "racetrack/race/access.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace racetrack::race {
+namespace {
+
+bool is_host(v1::AddressSpace s) { return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST; }
+
+void set_mode(ResolvedAccess& r, v1::AccessMode mode) {
+  r.mode_known = mode != v1::MODE_UNKNOWN;
+  r.reads = mode != v1::MODE_WRITE;
+  r.writes = mode != v1::MODE_READ;
+}
+
+std::vector<uint32_t> parse_indices(const std::string& list, bool& ok) {
+  std::vector<uint32_t> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      const unsigned long v = std::stoul(item);
+      if (v == 0) ok = false;
+      out.push_back(static_cast<uint32_t>(v));
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SpaceKey space_key(v1::AddressSpace space, uint32_t device) {
+  return is_host(space) ? kHostSpace : device_space(device);
+}
+
+Result<std::vector<KernelModeRule>> parse_kernel_modes(const std::string& text) {
+  std::vector<KernelModeRule> rules;
+  std::stringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::stringstream words(line);
+    std::string pattern;
+    if (!(words >> pattern)) continue;
+    KernelModeRule rule;
+    rule.source = pattern;
+    try {
+      rule.pattern = std::regex(pattern);
+    } catch (const std::regex_error& e) {
+      return make_error("line " + std::to_string(number) + ": bad pattern '" + pattern + "': " + e.what());
+    }
+    std::string field;
+    while (words >> field) {
+      bool ok = true;
+      if (field.rfind("reads=", 0) == 0) rule.reads = parse_indices(field.substr(6), ok);
+      else if (field.rfind("writes=", 0) == 0) rule.writes = parse_indices(field.substr(7), ok);
+      else ok = false;
+      if (!ok)
+        return make_error("line " + std::to_string(number) + ": expected reads=I,J or writes=I,J (1-based " +
+                          "argument words), got '" + field + "'");
+    }
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+AccessResolver::Tier AccessResolver::tier_of(v1::RegionOrigin origin) {
+  switch (origin) {
+    case v1::ORIGIN_ANNOTATION: return kAnnotation;
+    case v1::ORIGIN_FRAMEWORK_BLOCK: return kBlock;
+    default: return kSegment;
+  }
+}
+
+void AccessResolver::set_live(uint32_t id, bool live) {
+  RegionInfo& r = regions_[id - 1];
+  if (r.live == live) return;
+  r.live = live;
+  LiveMap& map = live_[tier_of(r.origin)][r.space];
+  if (live) {
+    map[r.base] = id;
+  } else if (auto it = map.find(r.base); it != map.end() && it->second == id) {
+    map.erase(it);
+  }
+}
+
+void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tables) {
+  tables_ = &tables;
+  for (const auto& s : chunk.streams())
+    if (s.id() == stream_device_.size() + 1) stream_device_.push_back(s.device());
+  const size_t first_new = regions_.size();
+  for (const auto& r : chunk.regions()) {
+    if (r.id() != regions_.size() + 1) continue;
+    regions_.push_back(RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(), r.space(),
+                                  r.label(), false});
+    has_alloc_op_.push_back(r.alloc_seq() != 0);
+  }
+  // Regions with an ALLOC op become live there; the others live from the start.
+  for (const auto& op : chunk.ops())
+    if (op.has_alloc() && op.alloc().region() > first_new && op.alloc().region() <= regions_.size())
+      has_alloc_op_[op.alloc().region() - 1] = true;
+  for (size_t i = first_new; i < regions_.size(); ++i)
+    if (!has_alloc_op_[i]) set_live(static_cast<uint32_t>(i + 1), true);
+}
+
+void AccessResolver::on_op(const v1::Op& op) {
+  if (op.has_alloc() && region(op.alloc().region())) set_live(op.alloc().region(), true);
+  if (op.has_free() && region(op.free().region())) set_live(op.free().region(), false);
+}
+
+uint32_t AccessResolver::find_region(SpaceKey space, uint64_t lo, uint64_t hi) const {
+  for (int tier = 0; tier < kTiers; ++tier) {
+    auto m = live_[tier].find(space);
+    if (m == live_[tier].end()) continue;
+    auto it = m->second.upper_bound(lo);
+    if (it == m->second.begin()) continue;
+    --it;
+    const RegionInfo& r = regions_[it->second - 1];
+    if (r.base <= lo && hi <= r.base + r.size) return it->second;
+  }
+  return 0;
+}
+
+const KernelModeRule* AccessResolver::rule_for(uint32_t name) {
+  if (rules_.empty()) return nullptr;
+  auto [it, added] = rule_cache_.try_emplace(name, nullptr);
+  if (added && tables_) {
+    const std::string kernel(tables_->string(name));
+    for (const auto& rule : rules_)
+      if (std::regex_search(kernel, rule.pattern)) {
+        it->second = &rule;
+        break;
+      }
+  }
+  return it->second;
+}
+
+bool AccessResolver::has_rule(uint32_t kernel_name) const {
+  auto it = rule_cache_.find(kernel_name);
+  return it != rule_cache_.end() && it->second;
+}
+
+void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, uint16_t index, uint16_t node,
+                                  std::vector<ResolvedAccess>& out) const {
+  ResolvedAccess r;
+  r.space = default_space;
+  r.lo = a.address();
+  if (const RegionInfo* info = region(a.region())) {
+    r.space = info->space;
+    r.lo = info->base + a.offset();
+  }
+  r.hi = r.lo + a.size();
+  set_mode(r, a.mode());
+  r.precision = a.precision();
+  r.region = a.region() ? a.region() : find_region(r.space, r.lo, r.hi);
+  r.index = index;
+  r.node = node;
+  if (r.hi > r.lo) out.push_back(r);
+}
+
+void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t node,
+                                std::vector<ResolvedAccess>& out) {
+  if (k.accesses_size() > 0) {
+    for (int i = 0; i < k.accesses_size(); ++i) add_explicit(k.accesses(i), space, static_cast<uint16_t>(i), node, out);
+    return;
+  }
+  // Only argument words: each word inside a live region may be a pointer to
+  // anywhere in that region.
+  const KernelModeRule* rule = rule_for(k.name());
+  const size_t first = out.size();
+  for (int i = 0; i < k.arg_words_size(); ++i) {
+    const uint64_t word = k.arg_words(i);
+    const uint32_t index = static_cast<uint32_t>(i + 1);
+    bool reads = true, writes = true, known = false;
+    if (rule) {
+      reads = std::count(rule->reads.begin(), rule->reads.end(), index) > 0;
+      writes = std::count(rule->writes.begin(), rule->writes.end(), index) > 0;
+      if (!reads && !writes) continue;
+      known = true;
+    }
+    SpaceKey where = space;
+    uint32_t id = find_region(where, word, word + 1);
+    if (!id) id = find_region(where = kHostSpace, word, word + 1);
+    if (!id) continue;
+    const RegionInfo& info = regions_[id - 1];
+    auto same = std::find_if(out.begin() + static_cast<long>(first), out.end(),
+                             [&](const ResolvedAccess& r) { return r.region == id; });
+    if (same != out.end()) {  // several words into one region: one access
+      same->reads |= reads;
+      same->writes |= writes;
+      same->mode_known &= known;
+      continue;
+    }
+    ResolvedAccess r;
+    r.space = where;
+    r.lo = info.base;
+    r.hi = info.base + info.size;
+    r.reads = reads;
+    r.writes = writes;
+    r.mode_known = known;
+    r.precision = tier_of(info.origin) == kSegment ? v1::PRECISION_SEGMENT : v1::PRECISION_BLOCK;
+    r.region = id;
+    r.index = static_cast<uint16_t>(i);
+    r.node = node;
+    out.push_back(r);
+  }
+}
+
+void AccessResolver::add_copy(const v1::Memcpy& c, uint16_t node, std::vector<ResolvedAccess>& out) const {
+  if (c.bytes() == 0) return;
+  ResolvedAccess src;
+  src.space = space_key(c.src_space(), c.src_device());
+  src.lo = c.src();
+  src.hi = c.src() + c.bytes();
+  src.reads = true;
+  src.region = find_region(src.space, src.lo, src.hi);
+  src.index = 0;
+  src.node = node;
+  ResolvedAccess dst = src;
+  dst.space = space_key(c.dst_space(), c.dst_device());
+  dst.lo = c.dst();
+  dst.hi = c.dst() + c.bytes();
+  dst.reads = false;
+  dst.writes = true;
+  dst.region = find_region(dst.space, dst.lo, dst.hi);
+  dst.index = 1;
+  out.push_back(src);
+  out.push_back(dst);
+}
+
+void AccessResolver::add_memset(const v1::Memset& m, SpaceKey space, uint16_t node,
+                                std::vector<ResolvedAccess>& out) const {
+  if (m.bytes() == 0) return;
+  ResolvedAccess r;
+  r.space = is_host(m.space()) ? kHostSpace : space;
+  r.lo = m.dst();
+  r.hi = m.dst() + m.bytes();
+  r.writes = true;
+  r.region = find_region(r.space, r.lo, r.hi);
+  r.node = node;
+  out.push_back(r);
+}
+
+void AccessResolver::resolve(const v1::Op& op, std::vector<ResolvedAccess>& out) {
+  out.clear();
+  const uint32_t device = op.stream() >= 1 && op.stream() <= stream_device_.size() ? stream_device_[op.stream() - 1] : 0;
+  const SpaceKey space = device_space(device);
+  switch (op.what_case()) {
+    case v1::Op::kKernel: add_kernel(op.kernel(), space, 0, out); break;
+    case v1::Op::kMemcpy: add_copy(op.memcpy(), 0, out); break;
+    case v1::Op::kMemset: add_memset(op.memset(), space, 0, out); break;
+    case v1::Op::kHostFunc:
+      for (int i = 0; i < op.host_func().accesses_size(); ++i)
+        add_explicit(op.host_func().accesses(i), kHostSpace, static_cast<uint16_t>(i), 0, out);
+      break;
+    case v1::Op::kHostAccess:
+      for (int i = 0; i < op.host_access().accesses_size(); ++i)
+        add_explicit(op.host_access().accesses(i), kHostSpace, static_cast<uint16_t>(i), 0, out);
+      break;
+    case v1::Op::kGraph:
+      for (const auto& node : op.graph().nodes()) {
+        const uint16_t n = static_cast<uint16_t>(node.index() + 1);
+        if (node.has_kernel()) add_kernel(node.kernel(), space, n, out);
+        if (node.has_memcpy()) add_copy(node.memcpy(), n, out);
+        if (node.has_memset()) add_memset(node.memset(), space, n, out);
+      }
+      break;
+    default: break;
+  }
+}
+
+}  // namespace racetrack::race

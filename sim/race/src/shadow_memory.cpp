@@ -1,0 +1,93 @@
+#include "racetrack/race/shadow_memory.h"
+
+#include <algorithm>
+
+namespace racetrack::race {
+
+void ShadowMemory::split(Map& map, uint64_t at) {
+  auto it = map.upper_bound(at);
+  if (it == map.begin()) return;
+  --it;
+  if (it->first < at && at < it->second.hi) {
+    Segment right{it->second.hi, it->second.entries};
+    it->second.hi = at;
+    map.emplace_hint(std::next(it), at, std::move(right));
+  }
+}
+
+void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const ShadowEntry& entry,
+                          const hb::VectorClock& clock, const ConflictFn& on_conflict) {
+  if (lo >= hi) return;
+  Map& map = spaces_[space];
+  split(map, lo);
+  split(map, hi);
+
+  // Walk the covered range, filling gaps with fresh segments.
+  uint64_t cursor = lo;
+  auto it = map.lower_bound(lo);
+  while (cursor < hi) {
+    if (it == map.end() || it->first > cursor) {
+      const uint64_t gap_end = it == map.end() ? hi : std::min(hi, it->first);
+      it = map.emplace_hint(it, cursor, Segment{gap_end, {}});
+    }
+    Segment& seg = it->second;
+    auto& entries = seg.entries;
+    for (const ShadowEntry& earlier : entries) {
+      if (earlier.side == entry.side) continue;  // the same access seen again
+      const bool conflict = earlier.writes || entry.writes;
+      if (conflict && !clock.covers(earlier.epoch)) on_conflict(earlier, it->first, seg.hi);
+    }
+    // Drop what this access supersedes: ordered before it, and overwritten
+    // (a write) or re-read (a plain read after a plain read).
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [&](const ShadowEntry& e) {
+                                   if (!clock.covers(e.epoch)) return false;
+                                   return entry.writes || !e.writes;
+                                 }),
+                  entries.end());
+    entries.push_back(entry);
+    cursor = seg.hi;
+    ++it;
+  }
+
+  // Merge equal neighbours across the touched range (and its edges).
+  auto first = map.lower_bound(lo);
+  if (first != map.begin()) --first;
+  auto last = map.lower_bound(hi);
+  if (last != map.end()) ++last;
+  for (auto cur = first; cur != last && cur != map.end();) {
+    auto next = std::next(cur);
+    if (next != map.end() && next != last && cur->second.hi == next->first &&
+        cur->second.entries == next->second.entries) {
+      cur->second.hi = next->second.hi;
+      map.erase(next);
+      continue;
+    }
+    if (next == last) break;
+    cur = next;
+  }
+}
+
+size_t ShadowMemory::segment_count() const {
+  size_t n = 0;
+  for (const auto& [space, map] : spaces_) n += map.size();
+  return n;
+}
+
+size_t ShadowMemory::entry_count() const {
+  size_t n = 0;
+  for (const auto& [space, map] : spaces_)
+    for (const auto& [lo, seg] : map) n += seg.entries.size();
+  return n;
+}
+
+void ShadowMemory::referenced_sides(std::vector<bool>& used) const {
+  for (const auto& [space, map] : spaces_)
+    for (const auto& [lo, seg] : map)
+      for (const ShadowEntry& e : seg.entries) {
+        if (used.size() <= e.side) used.resize(e.side + 1, false);
+        used[e.side] = true;
+      }
+}
+
+}  // namespace racetrack::race
