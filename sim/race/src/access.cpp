@@ -77,14 +77,17 @@ AccessResolver::Tier AccessResolver::tier_of(v1::RegionOrigin origin) {
 }
 
 void AccessResolver::set_live(uint32_t id, bool live) {
-  RegionInfo& r = regions_[id - 1];
+  auto found = regions_.find(id);
+  if (found == regions_.end()) return;
+  RegionInfo& r = found->second;
   if (r.live == live) return;
   r.live = live;
   LiveMap& map = live_[tier_of(r.origin)][r.space];
   if (live) {
     map[r.base] = id;
-  } else if (auto it = map.find(r.base); it != map.end() && it->second == id) {
-    map.erase(it);
+  } else {
+    if (auto it = map.find(r.base); it != map.end() && it->second == id) map.erase(it);
+    regions_.erase(found);
   }
 }
 
@@ -92,19 +95,23 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
   tables_ = &tables;
   for (const auto& s : chunk.streams())
     if (s.id() == stream_device_.size() + 1) stream_device_.push_back(s.device());
-  const size_t first_new = regions_.size();
+  const uint32_t first_new = regions_defined_ + 1;
+  std::vector<uint32_t> from_start;
   for (const auto& r : chunk.regions()) {
-    if (r.id() != regions_.size() + 1) continue;
-    regions_.push_back(RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(), r.space(),
-                                  r.label(), false});
-    has_alloc_op_.push_back(r.alloc_seq() != 0);
+    if (r.id() != regions_defined_ + 1) continue;
+    ++regions_defined_;
+    regions_.emplace(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
+                                        r.space(), r.label(), false});
+    if (!r.alloc_seq()) from_start.push_back(r.id());
   }
   // Regions with an ALLOC op become live there; the others live from the start.
+  std::sort(from_start.begin(), from_start.end());
   for (const auto& op : chunk.ops())
-    if (op.has_alloc() && op.alloc().region() > first_new && op.alloc().region() <= regions_.size())
-      has_alloc_op_[op.alloc().region() - 1] = true;
-  for (size_t i = first_new; i < regions_.size(); ++i)
-    if (!has_alloc_op_[i]) set_live(static_cast<uint32_t>(i + 1), true);
+    if (op.has_alloc() && op.alloc().region() >= first_new) {
+      auto it = std::lower_bound(from_start.begin(), from_start.end(), op.alloc().region());
+      if (it != from_start.end() && *it == op.alloc().region()) from_start.erase(it);
+    }
+  for (uint32_t id : from_start) set_live(id, true);
 }
 
 void AccessResolver::on_op(const v1::Op& op) {
@@ -119,7 +126,7 @@ uint32_t AccessResolver::find_region(SpaceKey space, uint64_t lo, uint64_t hi) c
     auto it = m->second.upper_bound(lo);
     if (it == m->second.begin()) continue;
     --it;
-    const RegionInfo& r = regions_[it->second - 1];
+    const RegionInfo& r = regions_.at(it->second);
     if (r.base <= lo && hi <= r.base + r.size) return it->second;
   }
   return 0;
@@ -146,10 +153,12 @@ bool AccessResolver::has_rule(uint32_t kernel_name) const {
 
 void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, uint16_t index, uint16_t node,
                                   std::vector<ResolvedAccess>& out) const {
+  const RegionInfo* info = region(a.region());
+  if (a.region() && !info) return;  // names a freed region: nothing left to resolve it against
   ResolvedAccess r;
   r.space = default_space;
   r.lo = a.address();
-  if (const RegionInfo* info = region(a.region())) {
+  if (info) {
     r.space = info->space;
     r.lo = info->base + a.offset();
   }
@@ -186,7 +195,7 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t no
     uint32_t id = find_region(where, word, word + 1);
     if (!id) id = find_region(where = kHostSpace, word, word + 1);
     if (!id) continue;
-    const RegionInfo& info = regions_[id - 1];
+    const RegionInfo& info = regions_.at(id);
     auto same = std::find_if(out.begin() + static_cast<long>(first), out.end(),
                              [&](const ResolvedAccess& r) { return r.region == id; });
     if (same != out.end()) {  // several words into one region: one access

@@ -150,8 +150,10 @@ uint32_t Checker::State::stripped_nvtx(uint32_t nvtx) {
 
 HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& second) const {
   if (first.access.region && second.access.region && first.access.region != second.access.region) {
+    // Freed regions are gone from the resolver: the first one's memory was
+    // handed out again.
     const RegionInfo* r = resolver.region(first.access.region);
-    if (r && !r->live) return HazardClass::kReuse;
+    if (!r || !r->live) return HazardClass::kReuse;
   }
   if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess) return HazardClass::kHostVsDevice;
   const bool a = is_copy(first.op_kind), b = is_copy(second.op_kind);
@@ -348,6 +350,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   CheckResult result = checker.finish();
   result.fixes_verified = result.shown.empty();
   if (!options.explain_and_fix || result.shown.empty()) return result;
+  result.fixes_checked = true;
 
   // Pass 2: re-check with every fix applied, and map explanation points.
   const TraceTables& tables = checker.tables();

@@ -127,13 +127,13 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
       out << "  " << hidden[i]->count << " x " << hidden[i]->signature << "\n      " << hidden[i]->settle << "\n";
     if (hidden.size() > 10) out << "  ... and " << hidden.size() - 10 << " more group(s)\n";
   }
-  if (shown) {
+  if (shown && r.fixes_checked) {
     out << "\n"
         << (r.fixes_verified ? "With every suggested fix applied the trace checks clean (--emit-fixed OUT writes it)."
                              : std::to_string(r.hazards_after_fixes) +
                                    " hazard(s) remain with the suggested fixes applied.")
         << "\n";
-  } else {
+  } else if (!shown) {
     out << "\nno hazard at or above " << confidence_name(o.min_confidence) << " confidence\n";
   }
   return out.str();

@@ -67,7 +67,12 @@ class AccessResolver {
   // The op's accesses, appended to `out` (cleared first).
   void resolve(const v1::Op& op, std::vector<ResolvedAccess>& out);
 
-  const RegionInfo* region(uint32_t id) const { return id >= 1 && id <= regions_.size() ? &regions_[id - 1] : nullptr; }
+  // A region that is live or not yet allocated; freed regions are dropped
+  // (nullptr), so the table holds only the live state.
+  const RegionInfo* region(uint32_t id) const {
+    auto it = regions_.find(id);
+    return it == regions_.end() ? nullptr : &it->second;
+  }
   // The finest live region containing [lo, hi) in `space`, or 0.
   uint32_t find_region(SpaceKey space, uint64_t lo, uint64_t hi) const;
   // Whether a kernel's rule or record settled its modes (for reports).
@@ -87,8 +92,8 @@ class AccessResolver {
   const KernelModeRule* rule_for(uint32_t name);
 
   std::vector<KernelModeRule> rules_;
-  std::vector<RegionInfo> regions_;
-  std::vector<bool> has_alloc_op_;
+  std::unordered_map<uint32_t, RegionInfo> regions_;
+  uint32_t regions_defined_ = 0;
   std::map<SpaceKey, LiveMap> live_[kTiers];
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;

@@ -56,6 +56,7 @@ struct CheckResult {
   std::vector<Hazard> all;          // every hazard, with keep_all
   std::vector<Hazard> shown;        // every hazard of a shown group
   uint64_t shadow_segments = 0;     // at the end, for memory accounting
+  bool fixes_checked = false;       // the second pass ran
   bool fixes_verified = false;      // the re-check with all fixes was clean
   uint64_t hazards_after_fixes = 0;
   // The trace's names (strings, streams, threads, events), for reports.
