@@ -96,22 +96,20 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
   for (const auto& s : chunk.streams())
     if (s.id() == stream_device_.size() + 1) stream_device_.push_back(s.device());
   const uint32_t first_new = regions_defined_ + 1;
-  std::vector<uint32_t> from_start;
+  std::vector<char> from_start;  // by id - first_new
   for (const auto& r : chunk.regions()) {
     if (r.id() != regions_defined_ + 1) continue;
     ++regions_defined_;
     regions_.emplace(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
                                         r.space(), r.label(), false});
-    if (!r.alloc_seq()) from_start.push_back(r.id());
+    from_start.push_back(r.alloc_seq() == 0);
   }
   // Regions with an ALLOC op become live there; the others live from the start.
-  std::sort(from_start.begin(), from_start.end());
   for (const auto& op : chunk.ops())
-    if (op.has_alloc() && op.alloc().region() >= first_new) {
-      auto it = std::lower_bound(from_start.begin(), from_start.end(), op.alloc().region());
-      if (it != from_start.end() && *it == op.alloc().region()) from_start.erase(it);
-    }
-  for (uint32_t id : from_start) set_live(id, true);
+    if (op.has_alloc() && op.alloc().region() >= first_new && op.alloc().region() <= regions_defined_)
+      from_start[op.alloc().region() - first_new] = false;
+  for (uint32_t i = 0; i < from_start.size(); ++i)
+    if (from_start[i]) set_live(first_new + i, true);
 }
 
 void AccessResolver::on_op(const v1::Op& op) {

@@ -87,7 +87,7 @@ struct Checker::State {
   std::vector<uint32_t> free_sides;
   size_t gc_threshold = 1 << 16;
   std::vector<ResolvedAccess> accesses;
-  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> conflicts;
+  std::vector<Conflict> conflicts;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_index;
   std::unordered_map<uint32_t, uint32_t> stripped;  // nvtx string id -> stripped id
   std::unordered_map<std::string, uint32_t> stripped_ids;
@@ -109,6 +109,8 @@ uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uin
   s.nvtx = op.nvtx();
   s.agent = agent;
   s.access = a;
+  s.nvtx_pattern = stripped_nvtx(s.nvtx);
+  s.role = role_of(s.stream);
   if (const RegionInfo* r = resolver.region(a.region)) s.region_label = r->label;
   if (!free_sides.empty()) {
     const uint32_t id = free_sides.back();
@@ -171,8 +173,7 @@ std::string Checker::State::side_title(const HazardSide& s) const {
 std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, HazardKind kind) const {
   auto part = [&](const HazardSide& s) {
     std::string out = side_title(s);
-    const uint32_t nvtx = s.nvtx ? stripped.at(s.nvtx) : 0;
-    if (nvtx) out += " @" + stripped_text[nvtx];
+    if (s.nvtx_pattern) out += " @" + stripped_text[s.nvtx_pattern];
     out += " [";
     out += s.stream ? std::string(role_name(tables.stream(s.stream)->role())) : std::string("host");
     return out + "]";
@@ -182,42 +183,46 @@ std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, 
 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
                             const hb::VectorClock& clock) {
-  Hazard h;
-  h.first = first;
-  h.second = second;
-  h.kind = hazard_kind(first.access, second.access);
-  h.confidence = hazard_confidence(first.access, second.access);
-  h.cls = classify(first, second);
-  h.space = second.access.space;
-  h.lo = lo;
-  h.hi = hi;
-  h.ordered_up_to_tick = clock.get(first.agent);
+  const HazardKind kind = hazard_kind(first.access, second.access);
+  const Confidence confidence = hazard_confidence(first.access, second.access);
   ++result.hazards;
-  ++result.by_confidence[static_cast<int>(h.confidence)];
+  ++result.by_confidence[static_cast<int>(confidence)];
 
   auto name_key = [](const HazardSide& s) {
     return (uint64_t{static_cast<uint32_t>(s.op_kind)} << 32) |
            (s.op_kind == OpKind::kMemcpy ? static_cast<uint32_t>(s.direction) : s.name);
   };
-  const GroupKey key{name_key(first),          name_key(second),      stripped_nvtx(first.nvtx),
-                     stripped_nvtx(second.nvtx), role_of(first.stream), role_of(second.stream),
-                     static_cast<uint32_t>(h.kind)};
+  const GroupKey key{name_key(first), name_key(second), first.nvtx_pattern, second.nvtx_pattern,
+                     first.role,      second.role,      static_cast<uint32_t>(kind)};
   auto [it, added] = group_index.try_emplace(key, result.groups.size());
   if (added) {
-    HazardGroup g;
-    g.signature = signature(first, second, h.kind);
-    g.first = h;
-    g.suppressed = options.suppressed.count(g.signature) > 0;
-    result.groups.push_back(std::move(g));
+    result.groups.emplace_back();
+    result.groups.back().signature = signature(first, second, kind);
+    result.groups.back().suppressed = options.suppressed.count(result.groups.back().signature) > 0;
   }
   HazardGroup& g = result.groups[it->second];
   ++g.count;
-  ++g.by_confidence[static_cast<int>(h.confidence)];
-  if (h.confidence > g.confidence || g.count == 1) g.confidence = std::max(g.confidence, h.confidence);
-  if (h.confidence > g.first.confidence) g.first = h;  // show the strongest instance
+  ++g.by_confidence[static_cast<int>(confidence)];
+  const bool shown = confidence >= options.min_confidence && !g.suppressed && result.shown.size() < kMaxShown;
+  const bool strongest = added || confidence > g.confidence;
+  // Most hazards of a busy group only count: build the record when needed.
+  if (!strongest && !shown && !options.keep_all) return;
+  Hazard h;
+  h.first = first;
+  h.second = second;
+  h.kind = kind;
+  h.confidence = confidence;
+  h.cls = classify(first, second);
+  h.space = second.access.space;
+  h.lo = lo;
+  h.hi = hi;
+  h.ordered_up_to_tick = clock.get(first.agent);
+  if (strongest) {
+    g.confidence = confidence;
+    g.first = h;  // show the strongest instance, the first of its confidence
+  }
   if (options.keep_all) result.all.push_back(h);
-  if (h.confidence >= options.min_confidence && !g.suppressed && result.shown.size() < kMaxShown)
-    result.shown.push_back(h);
+  if (shown) result.shown.push_back(std::move(h));
 }
 
 void Checker::State::process(const v1::Op& op) {
@@ -229,17 +234,16 @@ void Checker::State::process(const v1::Op& op) {
     const hb::OpOrder& o = a.node && a.node <= hb.graph_nodes().size() ? hb.graph_nodes()[a.node - 1] : order;
     const uint32_t side = new_side(op, a, o.epoch.agent);
     conflicts.clear();
-    shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, side, a.reads, a.writes}, *o.clock,
-                  [&](const ShadowEntry& e, uint64_t lo, uint64_t hi) { conflicts.emplace_back(e.side, lo, hi); });
+    shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, side, a.reads, a.writes}, *o.clock, conflicts);
     if (conflicts.empty()) continue;
     // One hazard per earlier access, over the hull of the bytes they share.
     std::sort(conflicts.begin(), conflicts.end());
     for (size_t i = 0; i < conflicts.size();) {
-      const uint32_t earlier = std::get<0>(conflicts[i]);
-      uint64_t lo = std::get<1>(conflicts[i]), hi = std::get<2>(conflicts[i]);
-      for (++i; i < conflicts.size() && std::get<0>(conflicts[i]) == earlier; ++i) {
-        lo = std::min(lo, std::get<1>(conflicts[i]));
-        hi = std::max(hi, std::get<2>(conflicts[i]));
+      const uint32_t earlier = conflicts[i].side;
+      uint64_t lo = conflicts[i].lo, hi = conflicts[i].hi;
+      for (++i; i < conflicts.size() && conflicts[i].side == earlier; ++i) {
+        lo = std::min(lo, conflicts[i].lo);
+        hi = std::max(hi, conflicts[i].hi);
       }
       report(sides[earlier], sides[side], lo, hi, *o.clock);
     }
@@ -251,15 +255,21 @@ Checker::~Checker() = default;
 
 const TraceTables& Checker::tables() const { return s_->tables; }
 
-void Checker::add_chunk(const v1::Chunk& chunk) {
+void Checker::add_entities(const v1::Chunk& chunk) {
+  s_->collect_garbage();
   s_->tables.add(chunk);
   s_->hb.add_entities(chunk);
   s_->resolver.add_entities(chunk, s_->tables);
-  for (const v1::Op& op : chunk.ops()) {
-    s_->process(op);
-    ++s_->result.ops;
-  }
-  s_->collect_garbage();
+}
+
+void Checker::add_op(const v1::Op& op) {
+  s_->process(op);
+  ++s_->result.ops;
+}
+
+void Checker::add_chunk(const v1::Chunk& chunk) {
+  add_entities(chunk);
+  for (const v1::Op& op : chunk.ops()) add_op(op);
 }
 
 CheckResult Checker::finish() {
@@ -289,26 +299,66 @@ namespace {
 class TickMap {
  public:
   void want(const HazardSide& side, uint64_t tick) {
-    if (tick) wanted_[{side.stream ? 0 : 1, side.stream ? side.stream : side.thread, tick}] = nullptr;
+    if (tick) wanted_[key(side.stream, side.thread)].insert(tick);
   }
   void note(const v1::Op& op, const TraceTables& tables) {
-    note_point({1, op.thread(), ++thread_ticks_[op.thread()]}, op, tables);
-    if (hb::is_device_op(op)) note_point({0, op.stream(), ++stream_ticks_[op.stream()]}, op, tables);
+    if (wanted_.empty()) return;
+    note_point(key(0, op.thread()), ++ticks_[key(0, op.thread())], op, tables);
+    if (hb::is_device_op(op)) note_point(key(op.stream(), 0), ++ticks_[key(op.stream(), 0)], op, tables);
   }
   const std::pair<uint64_t, std::string>* find(const HazardSide& side, uint64_t tick) const {
-    auto it = found_.find({side.stream ? 0 : 1, side.stream ? side.stream : side.thread, tick});
+    auto it = found_.find({key(side.stream, side.thread), tick});
     return it == found_.end() ? nullptr : &it->second;
   }
 
  private:
-  using Point = std::tuple<int, uint32_t, uint64_t>;
-  void note_point(const Point& p, const v1::Op& op, const TraceTables& tables) {
-    if (wanted_.empty() || !wanted_.count(p)) return;
-    found_[p] = {op.seq(), op_title(op, tables)};
+  // Streams and threads in one key space.
+  static uint64_t key(uint32_t stream, uint32_t thread) { return stream ? stream : (uint64_t{1} << 32) | thread; }
+  void note_point(uint64_t agent, uint64_t tick, const v1::Op& op, const TraceTables& tables) {
+    auto it = wanted_.find(agent);
+    if (it != wanted_.end() && it->second.count(tick)) found_[{agent, tick}] = {op.seq(), op_title(op, tables)};
   }
-  std::map<Point, std::nullptr_t> wanted_;
-  std::map<Point, std::pair<uint64_t, std::string>> found_;
-  std::unordered_map<uint32_t, uint64_t> thread_ticks_, stream_ticks_;
+  std::unordered_map<uint64_t, std::set<uint64_t>> wanted_;
+  std::unordered_map<uint64_t, uint64_t> ticks_;
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, std::string>> found_;
+};
+
+// The fix edits as ops to insert around the original ops, keeping the
+// original seqs (the checker does not need them strictly increasing), so
+// the re-check reports hazards by their original ops.
+class FixOps {
+ public:
+  FixOps(const std::vector<FixEdit>& edits, uint32_t first_event) {
+    for (size_t i = 0; i < edits.size(); ++i) {
+      const FixEdit& e = edits[i];
+      const uint32_t event = first_event + static_cast<uint32_t>(i);
+      v1::Op& record = after_[e.after_seq].emplace_back();
+      record.set_seq(e.after_seq);
+      record.set_thread(e.record_thread);
+      record.set_stream(e.record_stream);
+      record.mutable_record()->set_event(event);
+      v1::Op& wait = before_[e.before_seq].emplace_back();
+      wait.set_seq(e.before_seq);
+      wait.set_thread(e.thread);
+      if (e.wait_stream) {
+        wait.set_stream(e.wait_stream);
+        wait.mutable_wait()->set_event(event);
+      } else {
+        wait.mutable_sync()->set_kind(v1::SYNC_EVENT);
+        wait.mutable_sync()->set_event(event);
+      }
+    }
+  }
+  const std::vector<v1::Op>* before(uint64_t seq) const { return find(before_, seq); }
+  const std::vector<v1::Op>* after(uint64_t seq) const { return find(after_, seq); }
+
+ private:
+  using Map = std::unordered_map<uint64_t, std::vector<v1::Op>>;
+  static const std::vector<v1::Op>* find(const Map& m, uint64_t seq) {
+    auto it = m.find(seq);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  Map before_, after_;
 };
 
 std::string explain(const Hazard& h, const TickMap& ticks, const TraceTables& t) {
@@ -353,40 +403,40 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   result.fixes_checked = true;
 
   // Pass 2: re-check with every fix applied, and map explanation points.
-  const TraceTables& tables = checker.tables();
+  const TraceTables& tables = *result.tables;
   std::vector<FixEdit> edits;
   for (const Hazard& h : result.shown) {
     const Fix f = suggest_fix(h, tables);
     if (f.available) edits.push_back(f.edit);
   }
+  const FixOps fix_ops(merge_edits(std::move(edits)), static_cast<uint32_t>(tables.events().size()) + 1);
   TickMap ticks;
   for (const HazardGroup& g : result.groups)
     if (g.shown) ticks.want(g.first.first, g.first.ordered_up_to_tick);
-  FixRewriter rewriter(merge_edits(std::move(edits)));
   CheckOptions recheck_options = options;
   recheck_options.keep_all = false;
   recheck_options.explain_and_fix = false;
   Checker recheck(recheck_options);
-  TraceTables original_tables;
-  original_tables.set_keep_regions(false);
   auto again = TraceSource::open(path);
   if (!again) return again.error();
   for (;;) {
     auto chunk = again->read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
-    original_tables.add(**chunk);
-    for (const v1::Op& op : (*chunk)->ops()) ticks.note(op, original_tables);
-    recheck.add_chunk(rewriter.rewrite(**chunk));
+    recheck.add_entities(**chunk);
+    for (const v1::Op& op : (*chunk)->ops()) {
+      ticks.note(op, recheck.tables());
+      if (const auto* ops = fix_ops.before(op.seq()))
+        for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
+      recheck.add_op(op);
+      if (const auto* ops = fix_ops.after(op.seq()))
+        for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
+    }
     if (options.progress) options.progress(again->position(), again->size());
   }
   const CheckResult after = recheck.finish();
   std::set<HazardKey> remaining;
-  for (Hazard h : after.shown) {
-    h.first.seq = rewriter.original_seq(h.first.seq);
-    h.second.seq = rewriter.original_seq(h.second.seq);
-    remaining.insert(h.key());
-  }
+  for (const Hazard& h : after.shown) remaining.insert(h.key());
   result.hazards_after_fixes = after.shown.size();
   result.fixes_verified = after.shown.empty();
   for (HazardGroup& g : result.groups) {

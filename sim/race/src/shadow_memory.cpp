@@ -16,7 +16,7 @@ void ShadowMemory::split(Map& map, uint64_t at) {
 }
 
 void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const ShadowEntry& entry,
-                          const hb::VectorClock& clock, const ConflictFn& on_conflict) {
+                          const hb::VectorClock& clock, std::vector<Conflict>& conflicts) {
   if (lo >= hi) return;
   Map& map = spaces_[space];
   split(map, lo);
@@ -35,7 +35,7 @@ void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const Shadow
     for (const ShadowEntry& earlier : entries) {
       if (earlier.side == entry.side) continue;  // the same access seen again
       const bool conflict = earlier.writes || entry.writes;
-      if (conflict && !clock.covers(earlier.epoch)) on_conflict(earlier, it->first, seg.hi);
+      if (conflict && !clock.covers(earlier.epoch)) conflicts.push_back({earlier.side, it->first, seg.hi});
     }
     // Drop what this access supersedes: ordered before it, and overwritten
     // (a write) or re-read (a plain read after a plain read).

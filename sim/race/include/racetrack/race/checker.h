@@ -72,6 +72,10 @@ class Checker {
   ~Checker();
 
   void add_chunk(const v1::Chunk& chunk);
+  // The same in two steps, so a caller can insert ops of its own between
+  // a chunk's ops (the fix re-check does).
+  void add_entities(const v1::Chunk& chunk);
+  void add_op(const v1::Op& op);
   CheckResult finish();
   const TraceTables& tables() const;
 

@@ -6,7 +6,7 @@
 // ordered writes a buffer is one segment again.
 #pragma once
 
-#include <functional>
+#include <boost/container/small_vector.hpp>
 #include <map>
 #include <vector>
 
@@ -26,16 +26,21 @@ struct ShadowEntry {
   }
 };
 
+// An earlier access that conflicts with a new one and is not ordered before
+// it, with the bytes of one segment they share.
+struct Conflict {
+  uint32_t side;
+  uint64_t lo, hi;
+  bool operator<(const Conflict& o) const { return side < o.side || (side == o.side && lo < o.lo); }
+};
+
 class ShadowMemory {
  public:
-  // Called for each earlier entry that conflicts with the access and is not
-  // ordered before it, with the overlapping bytes of one segment.
-  using ConflictFn = std::function<void(const ShadowEntry& earlier, uint64_t lo, uint64_t hi)>;
-
-  // Checks `access` (made at `epoch`, with `clock` = everything its op is
-  // ordered after) against the state, reports conflicts, and records it.
+  // Checks an access (`entry`, whose op is ordered after everything `clock`
+  // covers) against the state, appends its conflicts to `conflicts`, and
+  // records it.
   void access(SpaceKey space, uint64_t lo, uint64_t hi, const ShadowEntry& entry, const hb::VectorClock& clock,
-              const ConflictFn& on_conflict);
+              std::vector<Conflict>& conflicts);
 
   size_t segment_count() const;
   // Entries still held, for tests and memory accounting.
@@ -46,7 +51,8 @@ class ShadowMemory {
  private:
   struct Segment {
     uint64_t hi;
-    std::vector<ShadowEntry> entries;
+    // Usually one or two entries: kept inline, no allocation per segment.
+    boost::container::small_vector<ShadowEntry, 3> entries;
   };
   using Map = std::map<uint64_t, Segment>;
 

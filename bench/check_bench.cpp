@@ -1,0 +1,92 @@
+// racetrack check figures on synth traces of 10^5, 10^6 (and with --large
+// 10^7) ops: ops/s on one core, check time as a ratio of the time to read and
+// decode the same trace (target <= 3x), throughput per size (should be
+// flat), and peak memory of a process that only checks (target < 1 GiB at
+// 10^7). Extra rows: a trace with injected hazards (two passes: explain and
+// verify fixes) and a raw-argument-word trace (many possible hazards).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "bench_support.h"
+#include "racetrack/race/checker.h"
+#include "racetrack/traces/synth.h"
+#include "racetrack/traces/trace_io.h"
+
+namespace rt = racetrack;
+using racetrack::bench::best_seconds;
+
+namespace {
+
+uint64_t decode_all(const std::string& path) {
+  auto source = rt::TraceSource::open(path);
+  uint64_t ops = 0;
+  for (;;) {
+    auto chunk = source->read();
+    if (!chunk || !*chunk) break;
+    ops += (*chunk)->ops_size();
+  }
+  return ops;
+}
+
+rt::race::CheckResult check(const std::string& path) {
+  auto result = rt::race::check_file(path, {});
+  if (!result) {
+    std::fprintf(stderr, "%s\n", result.error().describe().c_str());
+    std::exit(2);
+  }
+  return std::move(*result);
+}
+
+// Peak RSS of a child process that only checks `path`.
+double child_peak_mib(const std::string& path) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    check(path);
+    _exit(0);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+std::string make_trace(const char* name, uint64_t ops, bool known, bool inject) {
+  const std::string path = (racetrack::bench::bench_dir() / (std::string(name) + "-" + std::to_string(ops) + ".rtrace")).string();
+  rt::SynthOptions options;
+  options.target_ops = ops;
+  options.known_modes = known;
+  if (inject) options.inject.fill(2);
+  auto writer = rt::TraceWriter::create(path, options.writer);
+  auto result = rt::synthesize(options, *writer);
+  (void)writer->close();
+  if (!result) std::exit(2);
+  return path;
+}
+
+void row(const char* what, const std::string& path) {
+  uint64_t ops = 0;
+  const double decode = best_seconds(3, [&] { ops = decode_all(path); });
+  rt::race::CheckResult result;
+  const double took = best_seconds(3, [&] { result = check(path); });
+  const double peak = child_peak_mib(path);
+  std::printf("%-26s %9llu ops  check %5.2f Mops/s  (%.2fx decode time, target <= 3x)  %8llu hazards, %3llu shown groups  peak %6.1f MiB\n",
+              what, static_cast<unsigned long long>(ops), static_cast<double>(ops) / took / 1e6, took / decode,
+              static_cast<unsigned long long>(result.hazards), static_cast<unsigned long long>(result.shown_groups()),
+              peak);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::printf("racetrack check benchmark (one core, best of 3; target >= 2 Mops/s)\n\n");
+  for (uint64_t n : racetrack::bench::bench_sizes(argc, argv)) {
+    row(("clean synth " + std::to_string(n)).c_str(), make_trace("check-clean", n, true, false));
+    row(("injected synth " + std::to_string(n)).c_str(), make_trace("check-injected", n, true, true));
+    row(("raw-words synth " + std::to_string(n)).c_str(), make_trace("check-raw", n, false, false));
+    std::printf("\n");
+  }
+  return 0;
+}
