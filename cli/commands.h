@@ -18,5 +18,6 @@ void add_convert(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_synth(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
+void add_why(CLI::App& app, int& exit_code);
 
 }  // namespace racetrack::cli
