@@ -9,7 +9,7 @@ namespace {
 
 std::string space_text(SpaceKey space, const ResolvedAccess& a) {
   (void)a;
-  return space == kHostSpace ? "host" : "device " + std::to_string(space - 1);
+  return space == kHostSpace ? "host memory" : "device " + std::to_string(space - 1) + " memory";
 }
 
 std::string side_title(const HazardSide& s, const TraceTables& t) {
