@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 namespace racetrack {
 namespace {
@@ -111,6 +112,9 @@ ChunkReader::ChunkReader(FilePtr file, uint64_t file_size, uint16_t version)
     : file_(std::move(file)), file_size_(file_size), version_(version) {}
 
 Result<ChunkReader> ChunkReader::open(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error{"cannot open: " + std::string(std::strerror(EISDIR)), {}, path};
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file) return Error{"cannot open: " + std::string(std::strerror(errno)), {}, path};
   std::fseek(file.get(), 0, SEEK_END);
@@ -149,7 +153,8 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
   if (frame[9] || frame[10] || frame[11])
     return make_error("corrupt chunk: reserved frame bytes are not zero", at);
   if (stored_size > kMaxFrameBytes || raw_size > kMaxFrameBytes)
-    return make_error("corrupt chunk: frame size " + std::to_string(stored_size) + " is impossible",
+    return make_error("corrupt chunk: frame sizes " + std::to_string(stored_size) + " / " + std::to_string(raw_size) +
+                          " are impossible",
                       at);
   if (file_size_ - at - kFrameHeaderSize < stored_size)
     return make_error("truncated chunk: frame needs " + std::to_string(stored_size) +
@@ -163,6 +168,12 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
 
   std::string_view raw(stored_.data(), stored_size);
   if (codec == Codec::kZstd) {
+    // The frame header is outside the checksum: trust the size only when
+    // zstd's own frame says the same.
+    const unsigned long long content = ZSTD_getFrameContentSize(stored_.data(), stored_size);
+    if (content == ZSTD_CONTENTSIZE_ERROR) return make_error("corrupt chunk: zstd cannot decompress it", at);
+    if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != raw_size)
+      return make_error("corrupt chunk: frame header and zstd frame disagree on the size", at);
     raw_.resize(raw_size);
     size_t n = ZSTD_decompress(raw_.data(), raw_.size(), stored_.data(), stored_size);
     if (ZSTD_isError(n) || n != raw_size)
@@ -199,7 +210,7 @@ Result<const v1::Chunk*> ChunkReader::read() {
     // Decoded chunks take a few times their file size; a writer's chunk of
     // 32k ops fits in 32 MiB. Small traces get a small block.
     const size_t block = std::clamp<uint64_t>(file_size_ * 8, 1u << 20, 32u << 20);
-    arena_block_ = std::make_unique<char[]>(block);
+    arena_block_ = std::make_unique_for_overwrite<char[]>(block);
     google::protobuf::ArenaOptions options;
     options.initial_block = arena_block_.get();
     options.initial_block_size = block;

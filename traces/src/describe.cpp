@@ -145,7 +145,8 @@ std::string format_bytes(uint64_t bytes) {
   const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes) / 1024;
   int u = 0;
-  while (v >= 1024 && u < 3) {
+  // From 1023.95 on, "%.1f" would print "1024.0" of this unit: use the next.
+  while (v >= 1023.95 && u < 3) {
     v /= 1024;
     ++u;
   }

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,10 +19,14 @@ bool ends_with(const std::string& s, const char* suffix) {
 }
 
 Result<std::string> slurp(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error{"cannot open: " + std::string(std::strerror(EISDIR)), {}, path};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open: " + std::string(std::strerror(errno)), {}, path};
   std::ostringstream s;
   s << in.rdbuf();
+  if (in.bad()) return Error{"read failed", {}, path};
   return s.str();
 }
 

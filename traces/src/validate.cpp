@@ -164,11 +164,16 @@ void Validator::check_op(const v1::Op& op) {
       break;
     case v1::Op::kSync:
       if (op.sync().kind() == v1::SYNC_STREAM) needs_stream();
+      else stream_if_set();
       if (op.sync().kind() == v1::SYNC_EVENT) check_ref(op, "event", op.sync().event(), events);
       break;
     case v1::Op::kQuery:
-      if (op.query().kind() == v1::QUERY_STREAM) needs_stream();
-      else check_ref(op, "event", op.query().event(), events);
+      if (op.query().kind() == v1::QUERY_STREAM) {
+        needs_stream();
+      } else {
+        stream_if_set();
+        check_ref(op, "event", op.query().event(), events);
+      }
       break;
     case v1::Op::kAlloc:
     case v1::Op::kFree: {
@@ -204,6 +209,7 @@ void Validator::check_op(const v1::Op& op) {
       break;
     }
     case v1::Op::kAnnotation: {
+      stream_if_set();
       const auto& a = op.annotation();
       check_string((op_prefix(op) + "annotation text").c_str(), a.text());
       if (a.region()) check_ref(op, "region", a.region(), regions);
