@@ -17,25 +17,29 @@ struct SynthArgs {
   bool no_compress = false;
 };
 
-// "C3", "C3:2" or "all".
+// "C3", "C3:2" (two of them), "C3@5" (from iteration 5 on), "C3:2@5" or "all".
 bool parse_injection(const std::string& spec, SynthOptions& o) {
   if (spec == "all") {
     for (auto& n : o.inject) ++n;
     return true;
   }
-  const auto colon = spec.find(':');
-  const std::string shape = spec.substr(0, colon);
+  const auto at = spec.find('@');
+  const std::string head = spec.substr(0, at);
+  const auto colon = head.find(':');
+  const std::string shape = head.substr(0, colon);
   uint32_t count = 1;
-  if (colon != std::string::npos) {
-    try {
-      count = static_cast<uint32_t>(std::stoul(spec.substr(colon + 1)));
-    } catch (const std::exception&) {
-      return false;
-    }
+  uint64_t from = 0;
+  try {
+    if (colon != std::string::npos) count = static_cast<uint32_t>(std::stoul(head.substr(colon + 1)));
+    if (at != std::string::npos) from = std::stoull(spec.substr(at + 1));
+  } catch (const std::exception&) {
+    return false;
   }
+  if (at != std::string::npos && from == 0) return false;  // iteration 0 is the warm-up
   for (int s = 0; s < kHazardShapeCount; ++s)
     if (shape == shape_name(static_cast<HazardShape>(s))) {
       o.inject[s] += count;
+      if (from) o.inject_from_iteration[s] = from;
       return true;
     }
   return false;
@@ -44,7 +48,8 @@ bool parse_injection(const std::string& spec, SynthOptions& o) {
 int run_synth(SynthArgs& a) {
   for (const auto& spec : a.inject)
     if (!parse_injection(spec, a.options)) {
-      std::cerr << "synth: bad --inject '" << spec << "': expected C1..C5, C1..C5:COUNT or all\n";
+      std::cerr << "synth: bad --inject '" << spec
+                << "': expected C1..C5, optionally :COUNT and @ITERATION (>= 1), or all\n";
       return kExitBadInput;
     }
   a.options.schedule = a.schedule == "sequential" ? Schedule::kSequential : Schedule::k1F1B;
@@ -100,7 +105,9 @@ void add_synth(CLI::App& app, int& exit_code) {
                   "argument words over driver segments (bare CUPTI)")
       ->capture_default_str()
       ->check(CLI::IsMember({"known", "raw"}));
-  cmd->add_option("--inject", a->inject, "inject hazards: C1..C5, C1..C5:COUNT, or all (repeatable)");
+  cmd->add_option("--inject", a->inject,
+                  "inject hazards (repeatable): C1..C5, with :COUNT and/or @ITERATION to place them from that "
+                  "iteration on, or all");
   cmd->add_option("--truth", a->truth, "ground-truth JSON (default OUTPUT.truth.json)");
   cmd->add_flag("--no-compress", a->no_compress, "write uncompressed chunks");
   cmd->callback([a, &exit_code] { exit_code = run_synth(*a); });

@@ -45,13 +45,19 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   const uint64_t per_iteration = std::max<uint64_t>(builder.op_count(), 1);
   uint64_t iterations = (options.target_ops + per_iteration - 1) / per_iteration;
   const bool injecting = std::any_of(options.inject.begin(), options.inject.end(), [](uint32_t n) { return n; });
-  iterations = std::max<uint64_t>(iterations, injecting ? 2 : 1);
+  // Injections land after the warm-up and before the last iteration, which
+  // stays free so a request aimed late still finds a place to go.
+  iterations = std::max<uint64_t>(iterations, injecting ? 3 : 1);
+  for (uint64_t from : options.inject_from_iteration) iterations = std::max(iterations, from + 1);
 
   // Spread the injections over the iterations after the warm-up.
   const uint64_t sites = loop.sites_per_iteration();
   for (int s = 0; s < kHazardShapeCount; ++s)
-    for (uint32_t n = 0; n < options.inject[s]; ++n)
-      loop.request({static_cast<HazardShape>(s), sites + emitter.rng().below(sites * (iterations - 1)), 0});
+    for (uint32_t n = 0; n < options.inject[s]; ++n) {
+      const uint64_t from = options.inject_from_iteration[s];
+      const uint64_t site = from ? sites * from : sites + emitter.rng().below(sites * (iterations - 2));
+      loop.request({static_cast<HazardShape>(s), site, 0});
+    }
 
   for (uint64_t i = 1; i < iterations; ++i) loop.iteration(i);
   if (auto status = builder.finish(); !status) return status.error();

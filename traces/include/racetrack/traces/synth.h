@@ -31,8 +31,10 @@ struct SynthOptions {
   // Kernels carry exact extents and known modes (what the PyTorch integration
   // records), or only raw argument words over driver segments (bare CUPTI).
   bool known_modes = true;
-  // How many of each shape to inject, after the warm-up iteration.
+  // How many of each shape to inject, after the warm-up iteration, at seeded
+  // random places, or from a chosen iteration on (0: random).
   std::array<uint32_t, kHazardShapeCount> inject{};
+  std::array<uint64_t, kHazardShapeCount> inject_from_iteration{};
   WriterOptions writer;
 };
 

@@ -1,0 +1,188 @@
+// racetrack synth: identical bytes for identical options and seed; a ground
+// truth whose every pair exists, overlaps on different streams and is
+// unordered; clean traces without injected hazards; flat memory with size.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "racetrack/hb/hb_graph.h"
+#include "racetrack/race/access.h"
+#include "racetrack/traces/synth.h"
+#include "racetrack/traces/trace_io.h"
+#include "racetrack/traces/validate.h"
+#include "run_cli.h"
+#include "test_support.h"
+
+namespace rt = racetrack;
+using rt::testing::TempDir;
+
+namespace {
+
+rt::SynthResult synth_to(const std::string& path, const rt::SynthOptions& options) {
+  auto writer = rt::TraceWriter::create(path, options.writer);
+  EXPECT_TRUE(writer);
+  auto result = rt::synthesize(options, *writer);
+  EXPECT_TRUE(result) << (result ? "" : result.error().describe());
+  EXPECT_TRUE(writer->close());
+  return result ? *result : rt::SynthResult{};
+}
+
+rt::SynthOptions small(bool known_modes = true) {
+  rt::SynthOptions o;
+  o.target_ops = 20000;
+  o.known_modes = known_modes;
+  return o;
+}
+
+// Every op's resolved byte ranges, keyed by seq.
+std::map<uint64_t, std::vector<rt::race::ResolvedAccess>> accesses_by_seq(const rt::v1::Chunk& trace) {
+  rt::TraceTables tables;
+  tables.add(trace);
+  rt::race::AccessResolver resolver;
+  resolver.add_entities(trace, tables);
+  std::map<uint64_t, std::vector<rt::race::ResolvedAccess>> out;
+  for (const auto& op : trace.ops()) {
+    resolver.on_op(op);
+    resolver.resolve(op, out[op.seq()]);
+  }
+  return out;
+}
+
+// Peak resident memory of a child process that synthesises `ops` ops.
+double child_peak_mib(const std::string& path, uint64_t ops) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    rt::SynthOptions o;
+    o.target_ops = ops;
+    auto writer = rt::TraceWriter::create(path, o.writer);
+    const bool ok = writer && rt::synthesize(o, *writer) && writer->close();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+TEST(Synth, SameOptionsAndSeedGiveIdenticalBytes) {
+  TempDir dir;
+  rt::SynthOptions o = small();
+  o.inject.fill(1);
+  const auto a = synth_to(dir.path("a.rtrace"), o);
+  const auto b = synth_to(dir.path("b.rtrace"), o);
+  EXPECT_EQ(rt::testing::read_bytes(dir.path("a.rtrace")), rt::testing::read_bytes(dir.path("b.rtrace")));
+  EXPECT_EQ(rt::ground_truth_json(o, a), rt::ground_truth_json(o, b));
+  o.seed = 2;
+  synth_to(dir.path("c.rtrace"), o);
+  EXPECT_NE(rt::testing::read_bytes(dir.path("a.rtrace")), rt::testing::read_bytes(dir.path("c.rtrace")));
+}
+
+TEST(Synth, TracesValidateAndHaveTheModelledShape) {
+  TempDir dir;
+  for (bool known : {true, false}) {
+    const auto result = synth_to(dir.path("t.rtrace"), small(known));
+    const auto report = rt::validate_file(dir.path("t.rtrace"));
+    EXPECT_EQ(report.error_count, 0u) << (report.errors.empty() ? "" : report.errors[0].describe());
+    EXPECT_GE(result.ops, 20000u);
+    EXPECT_LT(result.ops, 30000u);  // approximate: whole iterations
+    auto trace = rt::load_trace(dir.path("t.rtrace"));
+    ASSERT_TRUE(trace);
+    ASSERT_EQ(trace->streams_size(), 3);
+    std::map<std::string, int> kinds;
+    bool device_times = true, known_accesses = false;
+    for (const auto& op : trace->ops()) {
+      ++kinds[std::string(rt::op_kind_name(rt::op_kind(op)))];
+      if ((op.has_kernel() || op.has_memcpy()) && !op.has_device_start()) device_times = false;
+      if (op.has_kernel() && op.kernel().accesses_size() > 0) known_accesses = true;
+    }
+    EXPECT_TRUE(device_times);
+    EXPECT_EQ(known_accesses, known) << "kernels carry accesses only with known modes";
+    for (const char* k : {"kernel", "memcpy", "record", "wait", "query", "sync"}) EXPECT_GT(kinds[k], 0) << k;
+    EXPECT_EQ(kinds["alloc"] > 100, known) << "allocator blocks are visible only with known modes";
+  }
+}
+
+TEST(Synth, GroundTruthPairsExistOverlapOnDifferentStreamsAndAreUnordered) {
+  TempDir dir;
+  for (bool known : {true, false}) {
+    rt::SynthOptions o = small(known);
+    o.target_ops = 40000;
+    o.inject.fill(2);
+    const auto result = synth_to(dir.path("t.rtrace"), o);
+    ASSERT_GE(result.injected.size(), 8u) << "most injections find a place";
+    auto trace = rt::load_trace(dir.path("t.rtrace"));
+    ASSERT_TRUE(trace);
+    const auto accesses = accesses_by_seq(*trace);
+    std::map<uint64_t, const rt::v1::Op*> ops;
+    for (const auto& op : trace->ops()) ops[op.seq()] = &op;
+    const auto graph = rt::hb::HbGraph::build(*trace, 1, trace->ops(trace->ops_size() - 1).seq());
+    for (const auto& h : result.injected) {
+      SCOPED_TRACE(std::string(rt::shape_name(h.shape)) + " " + std::to_string(h.first_seq) + " -> " +
+                   std::to_string(h.second_seq));
+      ASSERT_TRUE(ops.count(h.first_seq) && ops.count(h.second_seq));
+      EXPECT_LT(h.first_seq, h.second_seq);
+      const auto* a = ops[h.first_seq];
+      const auto* b = ops[h.second_seq];
+      const auto stream_of = [](const rt::v1::Op& op) { return op.has_host_access() ? 0u : op.stream(); };
+      EXPECT_NE(stream_of(*a), stream_of(*b));
+      bool overlap = false;
+      for (const auto& x : accesses.at(h.first_seq))
+        for (const auto& y : accesses.at(h.second_seq))
+          overlap |= x.space == y.space && x.lo < y.hi && y.lo < x.hi && (x.writes || y.writes) &&
+                     x.lo <= h.address && h.address + h.bytes <= x.hi;
+      EXPECT_TRUE(overlap);
+      EXPECT_FALSE(graph.ordered(h.first_seq, h.second_seq));
+    }
+  }
+}
+
+TEST(Synth, EveryShapeIsPlacedUnder1F1BAndInjectFromIterationIsHonoured) {
+  TempDir dir;
+  rt::SynthOptions o = small();
+  o.inject.fill(1);
+  o.inject_from_iteration[static_cast<int>(rt::HazardShape::kC5)] = 4;
+  const auto result = synth_to(dir.path("t.rtrace"), o);
+  std::map<rt::HazardShape, uint64_t> placed;
+  for (const auto& h : result.injected) placed[h.shape] = h.iteration;
+  EXPECT_EQ(placed.size(), 5u);
+  EXPECT_GE(placed[rt::HazardShape::kC5], 4u);
+  for (auto n : result.not_placed) EXPECT_EQ(n, 0u);
+}
+
+TEST(Synth, CleanTracesHaveNoInjectedHazard) {
+  TempDir dir;
+  const auto result = synth_to(dir.path("t.rtrace"), small());
+  EXPECT_TRUE(result.injected.empty());
+  EXPECT_THAT(rt::ground_truth_json(small(), result), testing::HasSubstr("\"injected\": []"));
+}
+
+TEST(Synth, MemoryStaysFlatAsTheTraceGrows) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "peak memory is not meaningful under AddressSanitizer";
+#endif
+  TempDir dir;
+  const double small_peak = child_peak_mib(dir.path("s.rtrace"), 100000);
+  const double large_peak = child_peak_mib(dir.path("l.rtrace"), 1000000);
+  // Ten times the ops, essentially the same memory (the bench shows 10^7).
+  EXPECT_LT(large_peak, small_peak + 24.0) << small_peak << " MiB vs " << large_peak << " MiB";
+}
+
+TEST(Synth, CommandLineWritesTraceAndTruthAndRejectsBadFlags) {
+  TempDir dir;
+  const std::string out = rt::testing::shell_quote(dir.path("cli.rtrace"));
+  auto run = rt::testing::run_cli(dir, "synth --seed 3 --ops 5000 -o " + out + " --inject C1 --inject C5:2");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, testing::HasSubstr("injected hazard(s) listed in"));
+  EXPECT_THAT(rt::testing::read_bytes(dir.path("cli.rtrace.truth.json")), testing::HasSubstr("\"shape\": \"C5\""));
+  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --inject C7").code, 2);
+  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --layers 0").code, 2);
+  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --schedule zigzag").code, 2);
+  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o /nonexistent/dir/x.rtrace").code, 2);
+}
