@@ -19,5 +19,6 @@ void add_export(CLI::App& app, int& exit_code);
 void add_synth(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_why(CLI::App& app, int& exit_code);
+void add_sim(CLI::App& app, int& exit_code);
 
 }  // namespace racetrack::cli

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "racetrack/traces/trace_io.h"
@@ -93,6 +94,7 @@ struct Checker::State {
   std::unordered_map<std::string, uint32_t> stripped_ids;
   std::vector<std::string> stripped_text{""};
   CheckResult result;
+  std::optional<std::string> bad_input;  // the trace is inconsistent: stop
 };
 
 uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent) {
@@ -217,6 +219,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.lo = lo;
   h.hi = hi;
   h.ordered_up_to_tick = clock.get(first.agent);
+  h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
     g.first = h;  // show the strongest instance, the first of its confidence
@@ -226,6 +229,11 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
 }
 
 void Checker::State::process(const v1::Op& op) {
+  if (bad_input) return;
+  if (std::string why = hb.cannot_apply(op); !why.empty()) {
+    bad_input = why + " (racetrack validate lists every problem)";
+    return;
+  }
   resolver.on_op(op);
   const hb::OpOrder order = hb.apply(op);
   if (!touches_memory(op)) return;
@@ -254,6 +262,8 @@ Checker::Checker(const CheckOptions& options) : s_(std::make_unique<State>(optio
 Checker::~Checker() = default;
 
 const TraceTables& Checker::tables() const { return s_->tables; }
+
+std::optional<std::string> Checker::bad_input() const { return s_->bad_input; }
 
 void Checker::add_entities(const v1::Chunk& chunk) {
   s_->collect_garbage();
@@ -391,10 +401,12 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   if (!source) return source.error();
   Checker checker(options);
   for (;;) {
+    const uint64_t at = source->position();
     auto chunk = source->read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     checker.add_chunk(**chunk);
+    if (auto why = checker.bad_input()) return Error{*why, at, path};
     if (options.progress) options.progress(source->position(), source->size());
   }
   CheckResult result = checker.finish();

@@ -38,10 +38,18 @@ class HappensBefore {
   // Declares the entities of a chunk (streams and threads).
   void add_entities(const v1::Chunk& chunk);
 
+  // Why apply() cannot take this op (a thread or stream it names is not
+  // defined), or empty when it can. Traces that pass `racetrack validate`
+  // never fail this.
+  std::string cannot_apply(const v1::Op& op) const;
   // Applies one op; ops must come in submission order.
   OpOrder apply(const v1::Op& op);
   // After applying a graph launch: the order of each node, by index.
   const std::vector<OpOrder>& graph_nodes() const { return node_orders_; }
+
+  // What a thread or stream is ordered after now (after its latest op).
+  const VectorClock& thread_clock(uint32_t thread) const { return threads_.at(thread - 1).clock; }
+  const VectorClock& stream_clock(uint32_t stream) const { return streams_.at(stream - 1).clock; }
 
   uint32_t stream_agent(uint32_t stream) const;
   uint32_t thread_agent(uint32_t thread) const;

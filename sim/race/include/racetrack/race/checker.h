@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -78,6 +79,8 @@ class Checker {
   void add_op(const v1::Op& op);
   CheckResult finish();
   const TraceTables& tables() const;
+  // Set once an op names an undefined thread or stream; later ops are skipped.
+  std::optional<std::string> bad_input() const;
 
  private:
   struct State;

@@ -60,6 +60,9 @@ struct Hazard {
   uint64_t ordered_up_to_tick = 0;
   uint64_t ordered_up_to_seq = 0;
   std::string ordered_up_to_title;
+  // Index of its group in CheckResult::groups (the viewer lists instances
+  // under their group).
+  uint32_t group = 0;
 
   HazardKey key() const {
     return {first.seq, second.seq, first.access.index, second.access.index, first.access.node, second.access.node};

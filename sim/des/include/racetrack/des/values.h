@@ -1,0 +1,67 @@
+// Value tracking: every write stamps its bytes with a version (the writing
+// op), every read sees versions. The reference is the sequential run in
+// submission order; a read that sees another version than the reference is
+// a manifested corruption, and what the reading op writes is tainted, so
+// taint flows to everything computed from it. Versions are kept per byte
+// range, not per byte.
+#pragma once
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "racetrack/des/engine.h"
+
+namespace racetrack::des {
+
+inline constexpr uint32_t kInitial = UINT32_MAX;  // bytes no op has written
+
+// A read (or, for the final state, the end of the run) that saw `observed`
+// where the sequential run has `expected`, on [lo, hi).
+struct Mismatch {
+  uint32_t reader = kInitial;  // op index; kInitial for the final state
+  uint32_t expected = kInitial, observed = kInitial;
+  race::SpaceKey space = 0;
+  uint64_t lo = 0, hi = 0;
+};
+
+class ValueTracker : public MemoryObserver {
+ public:
+  // Runs the sequential reference.
+  explicit ValueTracker(const Program& program);
+
+  void on_start(uint32_t op) override;
+  void on_end(uint32_t op) override;
+  // After the run: compares the final memory with the reference's.
+  void finish();
+
+  const std::vector<Mismatch>& mismatches() const { return mismatches_; }
+  const std::vector<bool>& tainted() const { return tainted_; }
+  uint64_t tainted_count() const;
+
+ private:
+  struct Segment {
+    uint64_t hi;
+    uint32_t writer;
+    bool tainted;
+  };
+  using Map = std::map<uint64_t, Segment>;
+  struct Expected {
+    uint64_t lo, hi;
+    uint32_t writer;
+  };
+
+  static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
+  // Segments of `map` over [lo, hi), gaps as kInitial.
+  static void view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted);
+
+  const Program& p_;
+  std::map<race::SpaceKey, Map> reference_final_, memory_;
+  std::vector<Expected> expected_;          // per read access, in order
+  std::vector<uint32_t> expected_begin_;    // by access index: first entry in expected_
+  std::vector<bool> tainted_;               // by op
+  std::vector<Mismatch> mismatches_;
+  std::vector<Expected> scratch_;
+};
+
+}  // namespace racetrack::des

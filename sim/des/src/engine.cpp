@@ -1,0 +1,249 @@
+#include "racetrack/des/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <queue>
+
+namespace racetrack::des {
+namespace {
+
+enum EventType : uint8_t { kDeviceEnd, kHostEnd, kThreadResume, kDeviceReady, kHostStart };
+
+struct Event {
+  int64_t time;
+  EventType type;  // at equal times: ends first, so starts see their writes
+  uint64_t seq;
+  uint32_t id;
+  bool operator>(const Event& o) const {
+    return std::tie(time, type, seq, id) > std::tie(o.time, o.type, o.seq, o.id);
+  }
+};
+
+enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4 };
+
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// exp(sigma * N(0,1)) from a hash of (seed, seq): the same per op whatever
+// order the ops run in.
+double jitter_factor(double sigma, uint64_t seed, uint64_t seq) {
+  if (sigma <= 0) return 1.0;
+  const uint64_t a = mix(seed * 0x9E3779B97F4A7C15ull + seq), b = mix(a + 0x632BE59BD9B4E019ull);
+  const double u1 = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53, u2 = static_cast<double>(b >> 11) * 0x1.0p-53;
+  const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  return std::exp(sigma * normal);
+}
+
+class Engine {
+ public:
+  Engine(const Program& p, const Schedule& s, MemoryObserver* observer)
+      : p_(p), s_(s), observer_(observer), times_(p.ops.size()), flags_(p.ops.size(), 0), threads_(p.threads.size()) {
+    pools_[static_cast<int>(Resource::kKernel)].free = s.kernel_slots;
+    pools_[static_cast<int>(Resource::kCopyH2D)].free = p.h2d_engines;
+    pools_[static_cast<int>(Resource::kCopyD2H)].free = p.d2h_engines;
+    pools_[static_cast<int>(Resource::kCopyOther)].free = s.other_copy_engines;
+  }
+
+  Result<RunResult> run() {
+    for (uint32_t t = 0; t < threads_.size(); ++t) push({0, kThreadResume, 0, t});
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.time;
+      switch (e.type) {
+        case kThreadResume: advance_thread(e.id); break;
+        case kDeviceReady: try_start(e.id); break;
+        case kDeviceEnd: finish_device(e.id); break;
+        case kHostStart: observer_->on_start(e.id); break;
+        case kHostEnd: observer_->on_end(e.id); break;
+      }
+    }
+    RunResult result;
+    for (uint32_t i = 0; i < p_.ops.size(); ++i) {
+      const bool done = (flags_[i] & kHostDone) && (!p_.ops[i].device || (flags_[i] & kDeviceDone));
+      if (!done)
+        return make_error("the schedule deadlocked: op #" + std::to_string(p_.ops[i].seq) +
+                          " never ran (its dependencies can never all finish)");
+      result.makespan_ns = std::max({result.makespan_ns, times_[i].host_end, times_[i].device_end});
+    }
+    result.times = std::move(times_);
+    return result;
+  }
+
+ private:
+  struct Pool {
+    uint32_t free = 0;
+    std::priority_queue<std::tuple<int64_t, uint64_t, uint32_t>, std::vector<std::tuple<int64_t, uint64_t, uint32_t>>,
+                        std::greater<>>
+        waiting;  // (ready time, seq, op)
+  };
+  struct ThreadState {
+    size_t pos = 0;
+    int64_t time = 0;
+  };
+  struct StreamState {
+    std::deque<uint32_t> queue;
+    bool busy = false;
+  };
+  struct Waiter {
+    bool thread;
+    uint32_t id;
+  };
+
+  void push(Event e) { events_.push(e); }
+
+  bool done(const Dep& d) const {
+    const uint8_t need = d.part == Dep::kIssue ? kIssued : d.part == Dep::kHostEnd ? kHostDone : kDeviceDone;
+    return flags_[d.op] & need;
+  }
+  int64_t time_of(const Dep& d) const {
+    const OpTimes& t = times_[d.op];
+    return d.part == Dep::kIssue ? t.issue : d.part == Dep::kHostEnd ? t.host_end : t.device_end;
+  }
+
+  // All deps done: the time the last one was. Else registers `waiter` on the
+  // first missing one and returns -1.
+  int64_t deps_time(uint32_t first, uint32_t count, uint32_t op, Waiter waiter) {
+    int64_t latest = 0;
+    auto visit = [&](const Dep& d) {
+      if (!done(d)) {
+        waiters_[key(d)].push_back(waiter);
+        return false;
+      }
+      latest = std::max(latest, time_of(d));
+      return true;
+    };
+    for (uint32_t k = first; k < first + count; ++k)
+      if (!visit(p_.deps[k])) return -1;
+    if (auto extra = s_.extra_deps.find(op); extra != s_.extra_deps.end())
+      for (const Dep& d : extra->second)
+        if (!visit(d)) return -1;
+    return latest;
+  }
+
+  static uint64_t key(const Dep& d) { return (uint64_t{d.op} << 2) | d.part; }
+
+  void wake(uint32_t op, Dep::Part part) {
+    auto it = waiters_.find(key({op, part}));
+    if (it == waiters_.end()) return;
+    for (const Waiter& w : it->second)
+      push({now_, w.thread ? kThreadResume : kDeviceReady, w.thread ? 0 : p_.ops[w.id].seq, w.id});
+    waiters_.erase(it);
+  }
+
+  int64_t delay(uint32_t op) const {
+    auto it = s_.delays.find(op);
+    return it == s_.delays.end() ? 0 : it->second;
+  }
+
+  void advance_thread(uint32_t tid) {
+    ThreadState& th = threads_[tid];
+    const auto& ops = p_.threads[tid];
+    while (th.pos < ops.size()) {
+      const uint32_t i = ops[th.pos];
+      const SimOp& op = p_.ops[i];
+      OpTimes& t = times_[i];
+      if (!(flags_[i] & kIssued)) {
+        t.host_start = th.time + (op.device ? 0 : delay(i));
+        t.issue = t.host_start + op.call_ns;
+        flags_[i] |= kIssued;
+        if (op.device) enqueue(i);
+        wake(i, Dep::kIssue);
+      }
+      const int64_t joins = deps_time(op.host_deps, op.host_dep_count, op.device ? UINT32_MAX : i, {true, tid});
+      if (joins < 0) return;  // blocked: resumed when the dependency is done
+      t.host_end = std::max(t.issue, joins);
+      flags_[i] |= kHostDone;
+      th.time = t.host_end;
+      if (observer_ && !op.device && op.access_count) {
+        push({t.host_start, kHostStart, op.seq, i});
+        push({t.host_end, kHostEnd, op.seq, i});
+      }
+      wake(i, Dep::kHostEnd);
+      ++th.pos;
+    }
+  }
+
+  void enqueue(uint32_t i) {
+    StreamState& st = streams_[p_.ops[i].stream];
+    st.queue.push_back(i);
+    if (!st.busy && st.queue.front() == i) push({times_[i].issue, kDeviceReady, p_.ops[i].seq, i});
+  }
+
+  void try_start(uint32_t i) {
+    const SimOp& op = p_.ops[i];
+    StreamState& st = streams_[op.stream];
+    if (st.busy || st.queue.empty() || st.queue.front() != i || (flags_[i] & kDeviceDone)) return;
+    const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
+    if (deps < 0) return;
+    const int64_t ready = std::max(times_[i].issue, deps) + delay(i);
+    if (ready > now_) {
+      push({ready, kDeviceReady, op.seq, i});
+      return;
+    }
+    st.busy = true;
+    if (op.resource == Resource::kNone) return start(i);
+    Pool& pool = pools_[static_cast<int>(op.resource)];
+    if (pool.free > 0) {
+      --pool.free;
+      start(i);
+    } else {
+      pool.waiting.emplace(now_, op.seq, i);
+    }
+  }
+
+  void start(uint32_t i) {
+    const SimOp& op = p_.ops[i];
+    double factor = jitter_factor(s_.jitter_sigma, s_.seed, op.seq);
+    if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end()) factor *= slow->second;
+    times_[i].device_start = now_;
+    push({now_ + static_cast<int64_t>(std::llround(static_cast<double>(op.device_ns) * factor)), kDeviceEnd, op.seq, i});
+    if (observer_) observer_->on_start(i);
+  }
+
+  void finish_device(uint32_t i) {
+    const SimOp& op = p_.ops[i];
+    times_[i].device_end = now_;
+    flags_[i] |= kDeviceDone;
+    if (observer_) observer_->on_end(i);
+    if (op.resource != Resource::kNone) {
+      Pool& pool = pools_[static_cast<int>(op.resource)];
+      if (pool.waiting.empty()) {
+        ++pool.free;
+      } else {
+        const uint32_t next = std::get<2>(pool.waiting.top());
+        pool.waiting.pop();
+        start(next);
+      }
+    }
+    StreamState& st = streams_[op.stream];
+    st.queue.pop_front();
+    st.busy = false;
+    if (!st.queue.empty()) push({now_, kDeviceReady, p_.ops[st.queue.front()].seq, st.queue.front()});
+    wake(i, Dep::kDeviceEnd);
+  }
+
+  const Program& p_;
+  const Schedule& s_;
+  MemoryObserver* observer_;
+  std::vector<OpTimes> times_;
+  std::vector<uint8_t> flags_;
+  std::vector<ThreadState> threads_;
+  std::unordered_map<uint32_t, StreamState> streams_;
+  Pool pools_[5];
+  std::unordered_map<uint64_t, std::vector<Waiter>> waiters_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  int64_t now_ = 0;
+};
+
+}  // namespace
+
+Result<RunResult> run(const Program& program, const Schedule& schedule, MemoryObserver* observer) {
+  return Engine(program, schedule, observer).run();
+}
+
+}  // namespace racetrack::des

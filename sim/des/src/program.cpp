@@ -1,0 +1,176 @@
+#include "racetrack/des/program.h"
+
+#include <algorithm>
+
+#include "racetrack/hb/happens_before.h"
+#include "racetrack/traces/describe.h"
+#include "racetrack/traces/trace_io.h"
+
+namespace racetrack::des {
+namespace {
+
+Resource resource_of(const v1::Op& op) {
+  switch (op.what_case()) {
+    case v1::Op::kKernel:
+    case v1::Op::kGraph: return Resource::kKernel;
+    case v1::Op::kMemset: return Resource::kCopyOther;
+    case v1::Op::kMemcpy:
+      switch (effective_direction(op.memcpy())) {
+        case v1::COPY_H2D: return Resource::kCopyH2D;
+        case v1::COPY_D2H: return Resource::kCopyD2H;
+        default: return Resource::kCopyOther;
+      }
+    default: return Resource::kNone;
+  }
+}
+
+int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAccess>& accesses, const CostModel& c) {
+  auto over = [](double bytes, double per_ns) { return static_cast<int64_t>(bytes / per_ns); };
+  switch (op.what_case()) {
+    case v1::Op::kMemcpy: {
+      const double bytes = static_cast<double>(op.memcpy().bytes());
+      const auto d = effective_direction(op.memcpy());
+      const double bw = d == v1::COPY_H2D ? c.h2d_bytes_per_ns : d == v1::COPY_D2H ? c.d2h_bytes_per_ns : c.d2d_bytes_per_ns;
+      return c.copy_latency_ns + over(bytes, bw);
+    }
+    case v1::Op::kMemset: return c.copy_latency_ns + over(static_cast<double>(op.memset().bytes()), c.d2d_bytes_per_ns);
+    case v1::Op::kKernel:
+    case v1::Op::kGraph: {
+      double bytes = 0;
+      for (const auto& a : accesses) bytes += static_cast<double>(a.hi - a.lo);
+      const int64_t nodes = op.has_graph() ? std::max(1, op.graph().nodes_size()) : 1;
+      return std::max(c.kernel_ns * nodes, over(bytes, c.kernel_bytes_per_ns));
+    }
+    default: return 0;
+  }
+}
+
+// Loads ops in order, turning each op's growth in happens-before (the
+// entries of its clock that grew since the previous op of its thread or
+// stream) into dependencies on the latest op of each agent it now covers.
+class Loader {
+ public:
+  Loader(Program& p, const CostModel& costs) : p_(p), costs_(costs) { p_.tables->set_keep_regions(false); }
+
+  // Returns why the chunk cannot be simulated, or empty.
+  std::string add_chunk(const v1::Chunk& chunk) {
+    p_.tables->add(chunk);
+    hb_.add_entities(chunk);
+    resolver_.add_entities(chunk, *p_.tables);
+    p_.threads.resize(p_.threads.size() + static_cast<size_t>(chunk.threads_size()));
+    for (const v1::Op& op : chunk.ops()) {
+      if (std::string why = hb_.cannot_apply(op); !why.empty()) return why + " (racetrack validate lists every problem)";
+      add(op);
+    }
+    return {};
+  }
+
+ private:
+  void add(const v1::Op& op) {
+    const uint32_t index = static_cast<uint32_t>(p_.ops.size());
+    resolver_.on_op(op);
+    const hb::OpOrder order = hb_.apply(op);
+    resolver_.resolve(op, resolved_);
+
+    SimOp s;
+    s.seq = op.seq();
+    s.thread = op.thread() - 1;
+    s.device = hb::is_device_op(op);
+    s.stream = s.device ? op.stream() : 0;
+    s.resource = s.device ? resource_of(op) : Resource::kNone;
+    const int64_t call = op.host_end() - op.host_start();
+    s.call_ns = costs_.use_traced_times && call > 0 ? call : costs_.call_ns;
+    if (s.device) {
+      const bool traced = costs_.use_traced_times && op.has_device_start() && op.device_end() > op.device_start();
+      s.device_ns = traced ? op.device_end() - op.device_start() : modelled_device_ns(op, resolved_, costs_);
+    }
+    s.accesses = static_cast<uint32_t>(p_.accesses.size());
+    for (const auto& a : resolved_) {
+      const race::RegionInfo* r = resolver_.region(a.region);
+      p_.accesses.push_back({a.space, a.lo, a.hi, a.reads, a.writes, r ? r->label : 0u});
+    }
+    s.access_count = static_cast<uint32_t>(resolved_.size());
+
+    // Who did what, so (agent, tick) can be turned back into an op.
+    note_tick(order.epoch, index);
+    p_.threads[s.thread].push_back(index);
+    note_tick({hb_.thread_agent(op.thread()), hb_.thread_clock(op.thread()).get(hb_.thread_agent(op.thread()))},
+              index);
+    for (const auto& node : hb_.graph_nodes()) note_tick(node.epoch, index);
+
+    const uint32_t own_thread = hb_.thread_agent(op.thread());
+    if (s.device) {
+      hb::VectorClock& before = stream_seen_[op.stream()];
+      s.device_deps = static_cast<uint32_t>(p_.deps.size());
+      add_growth(hb_.stream_clock(op.stream()), before, order.epoch.agent, own_thread, index);
+      s.device_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.device_deps;
+      before = hb_.stream_clock(op.stream());
+    }
+    hb::VectorClock& thread_before = thread_seen_[op.thread()];
+    s.host_deps = static_cast<uint32_t>(p_.deps.size());
+    add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index);
+    s.host_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.host_deps;
+    thread_before = hb_.thread_clock(op.thread());
+    p_.ops.push_back(s);
+  }
+
+  void note_tick(hb::Epoch e, uint32_t index) {
+    if (agent_ops_.size() <= e.agent) agent_ops_.resize(e.agent + 1);
+    auto& ticks = agent_ops_[e.agent];
+    if (ticks.size() < e.tick) ticks.resize(e.tick, index);
+  }
+
+  // Dependencies for every agent whose entry grew from `before` to `after`
+  // (except `self`, whose order is the FIFO itself).
+  void add_growth(const hb::VectorClock& after, const hb::VectorClock& before, uint32_t self, uint32_t own_thread,
+                  uint32_t index) {
+    for (uint32_t agent = 0; agent < after.size(); ++agent) {
+      const hb::Tick tick = after.get(agent);
+      if (agent == self || tick <= before.get(agent) || tick == 0) continue;
+      const uint32_t op = agent_ops_[agent][tick - 1];
+      const bool thread = hb_.agent(agent).kind == hb::AgentKind::kThread;
+      // A device op depends on its own call having been issued; on any
+      // other call having returned.
+      const Dep::Part part = !thread ? Dep::kDeviceEnd : (agent == own_thread && op == index ? Dep::kIssue : Dep::kHostEnd);
+      if (op == index && part != Dep::kIssue && part != Dep::kDeviceEnd) continue;
+      p_.deps.push_back({op, part});
+    }
+  }
+
+  Program& p_;
+  const CostModel& costs_;
+  hb::HappensBefore hb_;
+  race::AccessResolver resolver_;
+  std::vector<race::ResolvedAccess> resolved_;
+  std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
+  std::unordered_map<uint32_t, hb::VectorClock> stream_seen_, thread_seen_;
+};
+
+}  // namespace
+
+size_t Program::index_of(uint64_t seq) const {
+  auto it = std::lower_bound(ops.begin(), ops.end(), seq, [](const SimOp& o, uint64_t s) { return o.seq < s; });
+  return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
+}
+
+Result<Program> load_program(const std::string& path, const CostModel& costs) {
+  auto source = TraceSource::open(path);
+  if (!source) return source.error();
+  Program p;
+  p.tables = std::make_shared<TraceTables>();
+  Loader loader(p, costs);
+  for (;;) {
+    const uint64_t at = source->position();
+    auto chunk = source->read();
+    if (!chunk) return chunk.error();
+    if (!*chunk) break;
+    if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, path};
+  }
+  for (const auto& d : p.tables->header().devices()) {
+    if (d.h2d_copy_engines()) p.h2d_engines = d.h2d_copy_engines();
+    if (d.d2h_copy_engines()) p.d2h_engines = d.d2h_copy_engines();
+  }
+  return p;
+}
+
+}  // namespace racetrack::des

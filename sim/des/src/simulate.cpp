@@ -1,0 +1,228 @@
+#include "racetrack/des/simulate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include "racetrack/hb/happens_before.h"
+#include "racetrack/race/fix.h"
+#include "racetrack/traces/trace_io.h"
+
+namespace racetrack::des {
+namespace {
+
+Result<uint32_t> stream_named(const TraceTables& t, const std::string& name) {
+  std::string known;
+  for (const auto& s : t.streams()) {
+    if (name == std::to_string(s.id()) || (s.name() && t.string(s.name()) == name) || role_name(s.role()) == name)
+      return s.id();
+    known += (known.empty() ? "" : ", ") + t.stream_label(s.id());
+  }
+  return make_error("no stream named '" + name + "' (streams: " + known + ")");
+}
+
+// Whether a mismatch shows the hazard (A, B): B missed A's write (RAW), A
+// read B's write or a later one (WAR: B overwrote the bytes first), or the
+// two writes landed in the other order (WAW). Op indices follow seq order.
+bool shows(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h) {
+  if (m.space != h.space || m.hi <= h.lo || h.hi <= m.lo) return false;
+  const bool raw = m.reader == b && m.expected == a;
+  const bool war = m.reader == a && m.observed != kInitial && m.observed >= b;
+  const bool waw = (m.expected == a && m.observed == b) || (m.expected == b && m.observed == a);
+  return raw || war || waw;
+}
+
+std::vector<std::string> tainted_regions(const Program& p, const std::vector<bool>& tainted, size_t limit) {
+  std::set<std::string> labels;
+  for (uint32_t i = 0; i < p.ops.size() && labels.size() < limit; ++i) {
+    if (!tainted[i]) continue;
+    const SimOp& op = p.ops[i];
+    for (uint32_t a = op.accesses; a < op.accesses + op.access_count; ++a)
+      if (p.accesses[a].writes && p.accesses[a].label) labels.insert(std::string(p.tables->string(p.accesses[a].label)));
+  }
+  return {labels.begin(), labels.end()};
+}
+
+struct Tracked {
+  RunResult run;
+  std::vector<Mismatch> mismatches;
+  std::vector<bool> tainted;
+  uint64_t tainted_count = 0;
+};
+
+Result<Tracked> tracked_run(const Program& p, const Schedule& s) {
+  ValueTracker tracker(p);
+  auto r = run(p, s, &tracker);
+  if (!r) return r.error();
+  tracker.finish();
+  return Tracked{std::move(*r), tracker.mismatches(), tracker.tainted(), tracker.tainted_count()};
+}
+
+// Every fix as a dependency: the second op waits for the first op's end.
+Result<Schedule> with_edits(const Program& p, Schedule s, const std::vector<race::FixEdit>& edits) {
+  for (const auto& e : edits) {
+    const size_t a = p.index_of(e.after_seq), b = p.index_of(e.before_seq);
+    if (a == p.ops.size() || b == p.ops.size())
+      return make_error("--add-wait names an op that is not in the trace (" + std::to_string(e.after_seq) + " or " +
+                        std::to_string(e.before_seq) + ")");
+    s.extra_deps[static_cast<uint32_t>(b)].push_back(
+        {static_cast<uint32_t>(a), p.ops[a].device ? Dep::kDeviceEnd : Dep::kHostEnd});
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
+  auto program = load_program(path, options.costs);
+  if (!program) return program.error();
+  const Program& p = *program;
+  Schedule base = options.schedule;
+  for (const auto& [name, factor] : options.slow) {
+    auto id = stream_named(*p.tables, name);
+    if (!id) return id.error();
+    base.stream_slowdown[*id] = factor;
+  }
+
+  SimReport report;
+  report.trace = path;
+  report.ops = p.ops.size();
+  report.tables = p.tables;
+  auto given = tracked_run(p, base);
+  if (!given) return given.error();
+  report.makespan_ns = given->run.makespan_ns;
+  report.corruptions = static_cast<uint64_t>(std::count_if(given->mismatches.begin(), given->mismatches.end(),
+                                                           [](const Mismatch& m) { return m.reader != kInitial; }));
+  report.tainted_ops = given->tainted_count;
+  if (!options.output.empty())
+    if (auto s = write_timeline(path, options.output, given->run); !s) return s.error();
+
+  race::CheckOptions check_options = options.check;
+  check_options.explain_and_fix = false;
+  auto check = race::check_file(path, check_options);
+  if (!check) return check.error();
+
+  // One verdict per hazard: under the schedule as given, or adversarially,
+  // with the first op held back until everything else has run.
+  const int64_t hold = given->run.makespan_ns + 1;
+  for (size_t k = 0; k < check->shown.size(); ++k) {
+    const race::Hazard& h = check->shown[k];
+    HazardVerdict v;
+    v.hazard = h;
+    const uint32_t a = static_cast<uint32_t>(p.index_of(h.first.seq)), b = static_cast<uint32_t>(p.index_of(h.second.seq));
+    const Tracked* evidence = &*given;
+    std::optional<Tracked> adversarial;
+    if (options.adversarial && k < options.max_adversarial) {
+      Schedule s = base;
+      s.delays[a] = hold;
+      auto r = tracked_run(p, s);
+      if (!r) return r.error();
+      adversarial.emplace(std::move(*r));
+      evidence = &*adversarial;
+      v.schedule = "adversarial";
+    } else {
+      v.schedule = "as given";
+    }
+    auto seq_of = [&](uint32_t index) { return index == kInitial ? uint64_t{0} : p.ops[index].seq; };
+    for (const Mismatch& m : evidence->mismatches)
+      if (shows(m, a, b, h)) v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
+    v.manifested = !v.stale.empty();
+    if (v.manifested) {
+      v.tainted_ops = evidence->tainted_count;
+      v.tainted_regions = tainted_regions(p, evidence->tainted, 12);
+    }
+    report.hazards.push_back(std::move(v));
+  }
+
+  // What-if: the fixes as dependencies, their makespan, and whether any
+  // schedule of the fixed trace still corrupts data.
+  std::vector<race::FixEdit> edits = options.add_waits;
+  if (options.apply_fixes) {
+    const auto fixes = race::fix_edits(*check);
+    edits.insert(edits.end(), fixes.begin(), fixes.end());
+  }
+  if (options.apply_fixes || !edits.empty()) {
+    WhatIf& w = report.what_if;
+    w.ran = true;
+    w.edits = edits.size();
+    auto fixed = with_edits(p, base, edits);
+    if (!fixed) return fixed.error();
+    std::vector<Schedule> schedules{*fixed};
+    for (const race::Hazard& h : check->shown) {  // the adversarial schedules again
+      Schedule s = *fixed;
+      s.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = hold;
+      schedules.push_back(std::move(s));
+    }
+    for (uint32_t j = 0; j < options.jitter_schedules; ++j) {
+      Schedule s = *fixed;
+      s.jitter_sigma = std::max(0.2, s.jitter_sigma);
+      s.seed = base.seed + 1 + j;
+      schedules.push_back(std::move(s));
+    }
+    for (size_t j = 0; j < schedules.size(); ++j) {
+      auto r = tracked_run(p, schedules[j]);
+      if (!r) return r.error();
+      if (j == 0) w.makespan_ns = r->run.makespan_ns;
+      ++w.schedules_tried;
+      if (!r->mismatches.empty()) ++w.corrupted_schedules;
+    }
+    w.makespan_change_pct = report.makespan_ns ? 100.0 * static_cast<double>(w.makespan_ns - report.makespan_ns) /
+                                                     static_cast<double>(report.makespan_ns)
+                                               : 0;
+    const std::string temp =
+        (std::filesystem::temp_directory_path() / ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace")).string();
+    if (auto s = race::write_fixed_trace(path, temp, edits); !s) return s.error();
+    auto recheck = race::check_file(temp, check_options);
+    std::filesystem::remove(temp);
+    if (!recheck) return recheck.error();
+    w.hazards_left = recheck->shown.size();
+  }
+  return report;
+}
+
+Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run) {
+  auto source = TraceSource::open(path);
+  if (!source) return source.error();
+  const bool binary = encoding_for_write(out_path) == Encoding::kBinary;
+  std::optional<TraceWriter> writer;
+  if (binary) {
+    auto created = TraceWriter::create(out_path);
+    if (!created) return created.error();
+    writer.emplace(std::move(*created));
+  }
+  v1::Chunk whole, chunk_copy;
+  size_t index = 0;
+  for (;;) {
+    auto chunk = source->read();
+    if (!chunk) return chunk.error();
+    if (!*chunk) break;
+    chunk_copy = **chunk;
+    if (chunk_copy.has_header()) {
+      chunk_copy.mutable_header()->set_clock_domain(v1::CLOCK_DOMAIN_SIMULATED);
+      chunk_copy.mutable_header()->set_producer("racetrack-sim");
+    }
+    for (v1::Op& op : *chunk_copy.mutable_ops()) {
+      const OpTimes& t = run.times.at(index++);
+      op.set_host_start(t.host_start);
+      op.set_host_end(t.host_end);
+      if (hb::is_device_op(op)) {
+        op.set_device_start(t.device_start);
+        op.set_device_end(t.device_end);
+      } else {
+        op.clear_device_start();
+        op.clear_device_end();
+      }
+    }
+    if (!binary) {
+      append_chunk(whole, chunk_copy);
+    } else if (auto s = writer->write_chunk(chunk_copy); !s) {
+      return s;
+    }
+  }
+  return binary ? writer->close() : save_trace(whole, out_path);
+}
+
+}  // namespace racetrack::des
