@@ -21,5 +21,10 @@ status=0
 "$rt" check "$race" --emit-fixed "$fixed" || status=$?
 [ "$status" -eq 1 ] || { echo "demo: expected check to find the race (exit 1), got $status" >&2; exit 1; }
 echo
+echo "== racetrack sim: the race corrupts the reloaded activation; the fix's cost"
+status=0
+"$rt" sim "$race" --adversarial --apply-fixes || status=$?
+[ "$status" -eq 1 ] || { echo "demo: expected the race to manifest (exit 1), got $status" >&2; exit 1; }
+echo
 echo "== the same trace with the suggested fix applied checks clean"
 "$rt" check "$fixed"
