@@ -19,6 +19,8 @@ void add_export(CLI::App& app, int& exit_code);
 void add_synth(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_why(CLI::App& app, int& exit_code);
+void add_view(CLI::App& app, int& exit_code);
 void add_sim(CLI::App& app, int& exit_code);
+void add_replay(CLI::App& app, int& exit_code);
 
 }  // namespace racetrack::cli

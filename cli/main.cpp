@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   racetrack::cli::add_synth(app, exit_code);
   racetrack::cli::add_check(app, exit_code);
   racetrack::cli::add_why(app, exit_code);
+  racetrack::cli::add_view(app, exit_code);
   racetrack::cli::add_sim(app, exit_code);
+  racetrack::cli::add_replay(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,17 +24,6 @@ Result<uint32_t> stream_named(const TraceTables& t, const std::string& name) {
   return make_error("no stream named '" + name + "' (streams: " + known + ")");
 }
 
-// Whether a mismatch shows the hazard (A, B): B missed A's write (RAW), A
-// read B's write or a later one (WAR: B overwrote the bytes first), or the
-// two writes landed in the other order (WAW). Op indices follow seq order.
-bool shows(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h) {
-  if (m.space != h.space || m.hi <= h.lo || h.hi <= m.lo) return false;
-  const bool raw = m.reader == b && m.expected == a;
-  const bool war = m.reader == a && m.observed != kInitial && m.observed >= b;
-  const bool waw = (m.expected == a && m.observed == b) || (m.expected == b && m.observed == a);
-  return raw || war || waw;
-}
-
 std::vector<std::string> tainted_regions(const Program& p, const std::vector<bool>& tainted, size_t limit) {
   std::set<std::string> labels;
   for (uint32_t i = 0; i < p.ops.size() && labels.size() < limit; ++i) {
@@ -98,7 +87,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
                                                            [](const Mismatch& m) { return m.reader != kInitial; }));
   report.tainted_ops = given->tainted_count;
   if (!options.output.empty())
-    if (auto s = write_timeline(path, options.output, given->run); !s) return s.error();
+    if (auto s = write_timeline(path, options.output, given->run, v1::CLOCK_DOMAIN_SIMULATED, "racetrack-sim"); !s)
+      return s.error();
 
   race::CheckOptions check_options = options.check;
   check_options.explain_and_fix = false;
@@ -128,7 +118,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     }
     auto seq_of = [&](uint32_t index) { return index == kInitial ? uint64_t{0} : p.ops[index].seq; };
     for (const Mismatch& m : evidence->mismatches)
-      if (shows(m, a, b, h)) v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
+      if (shows_hazard(m, a, b, h)) v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
     v.manifested = !v.stale.empty();
     if (v.manifested) {
       v.tainted_ops = evidence->tainted_count;
@@ -183,7 +173,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
   return report;
 }
 
-Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run) {
+Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run,
+                      v1::ClockDomain domain, const std::string& producer) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   const bool binary = encoding_for_write(out_path) == Encoding::kBinary;
@@ -201,8 +192,8 @@ Status write_timeline(const std::string& path, const std::string& out_path, cons
     if (!*chunk) break;
     chunk_copy = **chunk;
     if (chunk_copy.has_header()) {
-      chunk_copy.mutable_header()->set_clock_domain(v1::CLOCK_DOMAIN_SIMULATED);
-      chunk_copy.mutable_header()->set_producer("racetrack-sim");
+      chunk_copy.mutable_header()->set_clock_domain(domain);
+      chunk_copy.mutable_header()->set_producer(producer);
     }
     for (v1::Op& op : *chunk_copy.mutable_ops()) {
       const OpTimes& t = run.times.at(index++);

@@ -4,6 +4,14 @@
 
 namespace racetrack::des {
 
+bool shows_hazard(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h) {
+  if (m.space != h.space || m.hi <= h.lo || h.hi <= m.lo) return false;
+  const bool raw = m.reader == b && m.expected == a;
+  const bool war = m.reader == a && m.observed != kInitial && m.observed >= b;
+  const bool waw = (m.expected == a && m.observed == b) || (m.expected == b && m.observed == a);
+  return raw || war || waw;
+}
+
 void ValueTracker::write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted) {
   // Trim or split what overlaps [lo, hi), then insert one segment.
   auto it = map.lower_bound(lo);

@@ -70,6 +70,7 @@ std::string format_sim_text(const SimReport& report);
 std::string format_sim_json(const SimReport& report);
 
 // Writes `path` with host and device times replaced by a run's.
-Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run);
+Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run,
+                      v1::ClockDomain domain, const std::string& producer);
 
 }  // namespace racetrack::des

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "racetrack/des/engine.h"
+#include "racetrack/race/hazard.h"
 
 namespace racetrack::des {
 
@@ -25,6 +26,19 @@ struct Mismatch {
   uint64_t lo = 0, hi = 0;
 };
 
+// Whether a mismatch demonstrates hazard `h` between ops at indices a < b:
+// b missed a's write (RAW), a read b's write or a later one (WAR: b
+// overwrote the bytes first), or the two writes landed in the other order
+// (WAW). Op indices follow submission order.
+bool shows_hazard(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h);
+
+// In the sequential reference, bytes [lo, hi) of a read were last written
+// by op `writer` (kInitial: by nobody).
+struct ExpectedWriter {
+  uint64_t lo, hi;
+  uint32_t writer;
+};
+
 class ValueTracker : public MemoryObserver {
  public:
   // Runs the sequential reference.
@@ -36,6 +50,10 @@ class ValueTracker : public MemoryObserver {
   void finish();
 
   const std::vector<Mismatch>& mismatches() const { return mismatches_; }
+  // What a read access (an index into Program::accesses) should see.
+  std::pair<const ExpectedWriter*, const ExpectedWriter*> expected(uint32_t access) const {
+    return {expected_.data() + expected_begin_[access], expected_.data() + expected_begin_[access + 1]};
+  }
   const std::vector<bool>& tainted() const { return tainted_; }
   uint64_t tainted_count() const;
 
@@ -46,10 +64,7 @@ class ValueTracker : public MemoryObserver {
     bool tainted;
   };
   using Map = std::map<uint64_t, Segment>;
-  struct Expected {
-    uint64_t lo, hi;
-    uint32_t writer;
-  };
+  using Expected = ExpectedWriter;
 
   static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
   // Segments of `map` over [lo, hi), gaps as kInitial.

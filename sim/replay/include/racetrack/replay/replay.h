@@ -1,0 +1,58 @@
+// racetrack replay: re-executes a trace's schedule with real concurrency
+// and checks, per granule of memory, that every read sees the version the
+// program-order run would (docs/replay.md). The host backend runs it on CPU
+// threads (one per stream and per host thread, waits as condition
+// variables); the CUDA backend needs a GPU and a build with CUDA.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "racetrack/des/simulate.h"
+#include "racetrack/replay/plan.h"
+
+namespace racetrack::replay {
+
+struct ReplayOptions {
+  std::string backend = "host";  // host or cuda
+  bool stress = false;           // hold the first op of each hazard back
+  uint32_t repeat = 1;
+  uint64_t seed = 1;
+  bool traced_timing = true;     // ops take their traced time; false: as fast as possible
+  uint64_t granule = 4096;       // bytes per version stamp
+  uint64_t memory_limit = 256ull << 20;  // arena bytes; larger footprints are scaled down
+  int64_t stress_ns = 20000000;  // longest targeted delay (ns)
+  race::CheckOptions check;
+  std::string output;  // the replayed timeline (measured times)
+};
+
+struct ReplayHazard {
+  race::Hazard hazard;
+  uint32_t manifested_runs = 0;
+  std::vector<des::StaleBytes> stale;  // from the first run that showed it
+};
+
+struct ReplayReport {
+  std::string trace, backend;
+  uint64_t ops = 0;
+  uint32_t runs = 0;
+  double ops_per_second = 0;  // issue rate of the first run
+  int64_t wall_ns = 0;        // first run
+  uint64_t corrupted_reads = 0;  // over all runs
+  std::vector<ReplayHazard> hazards;
+  size_t islands = 0;
+  uint64_t traced_bytes = 0;
+  double scale = 1;
+  std::shared_ptr<const TraceTables> tables;
+};
+
+// Whether this build and machine can replay on a GPU; `why` says what is
+// missing otherwise.
+bool cuda_available(std::string& why);
+
+Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& options);
+
+std::string format_replay_text(const ReplayReport& report);
+std::string format_replay_json(const ReplayReport& report);
+
+}  // namespace racetrack::replay

@@ -1,0 +1,74 @@
+#include "racetrack/replay/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace racetrack::replay {
+namespace {
+
+uint64_t round_up(uint64_t v, uint64_t g) { return (v + g - 1) / g * g; }
+
+}  // namespace
+
+ArenaPlan ArenaPlan::build(const des::Program& program, uint64_t granule, uint64_t memory_limit) {
+  ArenaPlan plan;
+  plan.granule_ = std::max<uint64_t>(granule, 4);
+  // Union of all accessed ranges per space.
+  std::vector<Island> ranges;
+  for (const auto& a : program.accesses) ranges.push_back({a.space, a.lo, a.hi, 0, 0});
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Island& x, const Island& y) { return std::tie(x.space, x.lo) < std::tie(y.space, y.lo); });
+  for (const Island& r : ranges) {
+    if (!plan.islands_.empty() && plan.islands_.back().space == r.space && r.lo <= plan.islands_.back().hi)
+      plan.islands_.back().hi = std::max(plan.islands_.back().hi, r.hi);
+    else
+      plan.islands_.push_back(r);
+  }
+  for (const Island& i : plan.islands_) plan.traced_bytes_ += round_up(i.hi - i.lo, plan.granule_) + plan.granule_;
+  if (memory_limit && plan.traced_bytes_ > memory_limit)
+    plan.scale_ = static_cast<double>(memory_limit) / static_cast<double>(plan.traced_bytes_);
+  // Lay islands out per space; a base congruent to lo modulo the granule
+  // keeps granule boundaries where the trace has them.
+  race::SpaceKey space = UINT32_MAX;
+  uint64_t next = 0;
+  for (Island& i : plan.islands_) {
+    if (i.space != space) {
+      space = i.space;
+      next = 0;
+    }
+    const uint64_t g = plan.granule_;
+    i.arena_bytes = std::max(g, round_up(static_cast<uint64_t>(std::ceil(static_cast<double>(i.hi - i.lo) * plan.scale_)), g));
+    i.arena_base = plan.scale_ < 1.0 ? next : round_up(next, g) + i.lo % g;
+    next = i.arena_base + i.arena_bytes + g;
+  }
+  return plan;
+}
+
+uint64_t ArenaPlan::offset(race::SpaceKey space, uint64_t address) const {
+  auto it = std::upper_bound(islands_.begin(), islands_.end(), std::make_pair(space, address),
+                             [](const std::pair<race::SpaceKey, uint64_t>& k, const Island& i) {
+                               return std::tie(k.first, k.second) < std::tie(i.space, i.lo);
+                             });
+  if (it == islands_.begin()) return 0;
+  const Island& i = *std::prev(it);
+  if (i.space != space) return 0;
+  const uint64_t within = std::min(address, i.hi) - i.lo;
+  if (scale_ >= 1.0) return i.arena_base + within;
+  return i.arena_base + static_cast<uint64_t>(static_cast<double>(within) * scale_);
+}
+
+uint64_t ArenaPlan::arena_bytes(race::SpaceKey space) const {
+  uint64_t end = 0;
+  for (const Island& i : islands_)
+    if (i.space == space) end = std::max(end, i.arena_base + i.arena_bytes + granule_);
+  return end;
+}
+
+std::vector<race::SpaceKey> ArenaPlan::spaces() const {
+  std::vector<race::SpaceKey> out;
+  for (const Island& i : islands_)
+    if (out.empty() || out.back() != i.space) out.push_back(i.space);
+  return out;
+}
+
+}  // namespace racetrack::replay

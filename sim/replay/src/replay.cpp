@@ -1,0 +1,88 @@
+#include "racetrack/replay/replay.h"
+
+#include <chrono>
+
+#include "host_backend.h"
+
+namespace racetrack::replay {
+namespace {
+
+uint64_t mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& options) {
+  if (options.backend != "host" && options.backend != "cuda")
+    return make_error("unknown backend '" + options.backend + "' (host or cuda)");
+  if (options.backend == "cuda") {
+    std::string why;
+    if (!cuda_available(why)) return make_error("--backend cuda: " + why);
+  }
+  auto program = des::load_program(path, des::CostModel{});
+  if (!program) return program.error();
+  const des::Program& p = *program;
+  const ArenaPlan plan = ArenaPlan::build(p, options.granule, options.memory_limit);
+  const des::ValueTracker reference(p);
+  race::CheckOptions check_options = options.check;
+  check_options.explain_and_fix = false;
+  auto check = race::check_file(path, check_options);
+  if (!check) return check.error();
+
+  ReplayReport report;
+  report.trace = path;
+  report.backend = options.backend;
+  report.ops = p.ops.size();
+  report.tables = p.tables;
+  report.islands = plan.islands().size();
+  report.traced_bytes = plan.traced_bytes();
+  report.scale = plan.scale();
+  for (const race::Hazard& h : check->shown) report.hazards.push_back({h, 0, {}});
+
+  for (uint32_t run = 0; run < std::max(1u, options.repeat); ++run) {
+    HostRunOptions o;
+    o.traced_timing = options.traced_timing;
+    // --stress: the first op of each hazard waits a seeded while, so the
+    // second one's access can overtake it.
+    if (options.stress)
+      for (const race::Hazard& h : check->shown) {
+        const uint64_t r = mix(options.seed * 1000003 + run * 7919 + h.first.seq);
+        o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] =
+            options.stress_ns / 2 + static_cast<int64_t>(r % static_cast<uint64_t>(options.stress_ns / 2 + 1));
+      }
+    const auto started = std::chrono::steady_clock::now();
+    HostRun result = run_on_host(p, plan, reference, o);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ++report.runs;
+    if (run == 0) {
+      report.wall_ns = static_cast<int64_t>(seconds * 1e9);
+      report.ops_per_second = seconds > 0 ? static_cast<double>(p.ops.size()) / seconds : 0;
+      if (!options.output.empty())
+        if (auto s = des::write_timeline(path, options.output, result.times, v1::CLOCK_DOMAIN_REPLAYED,
+                                         "racetrack-replay (" + options.backend + ")");
+            !s)
+          return s.error();
+    }
+    report.corrupted_reads += result.mismatches.size();
+    auto seq_of = [&](uint32_t index) { return index == des::kInitial ? uint64_t{0} : p.ops[index].seq; };
+    for (ReplayHazard& rh : report.hazards) {
+      const uint32_t a = static_cast<uint32_t>(p.index_of(rh.hazard.first.seq));
+      const uint32_t b = static_cast<uint32_t>(p.index_of(rh.hazard.second.seq));
+      bool shown = false;
+      for (const des::Mismatch& m : result.mismatches) {
+        if (!des::shows_hazard(m, a, b, rh.hazard)) continue;
+        shown = true;
+        if (rh.manifested_runs == 0)
+          rh.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
+      }
+      rh.manifested_runs += shown;
+    }
+  }
+  return report;
+}
+
+}  // namespace racetrack::replay

@@ -1,0 +1,86 @@
+// The replay report: text for people, JSON for tools (docs/replay.md).
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+#include "racetrack/replay/replay.h"
+
+namespace racetrack::replay {
+namespace {
+
+std::string side(const race::HazardSide& s, const TraceTables& t) {
+  std::string title = s.op_kind == OpKind::kMemcpy ? "memcpy " + std::string(direction_name(s.direction))
+                      : s.name ? std::string(op_kind_name(s.op_kind)) + " " + std::string(t.string(s.name))
+                               : std::string(op_kind_name(s.op_kind));
+  if (title.size() > 70) title = title.substr(0, 67) + "...";
+  return "#" + std::to_string(s.seq) + " " + title + " (" + (s.stream ? t.stream_label(s.stream) : "host") + ")";
+}
+
+}  // namespace
+
+std::string format_replay_text(const ReplayReport& r) {
+  const TraceTables& t = *r.tables;
+  std::ostringstream out;
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f ops/s", r.ops_per_second);
+  out << "racetrack replay (" << r.backend << " backend): " << r.trace << "\n"
+      << r.ops << " ops, " << r.runs << " run(s); first run " << r.wall_ns / 1000 << " us (" << rate << "); "
+      << r.islands << " arena island(s), " << format_bytes(r.traced_bytes) << " traced"
+      << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n";
+  for (size_t k = 0; k < r.hazards.size(); ++k) {
+    const ReplayHazard& h = r.hazards[k];
+    out << "\n[" << k + 1 << "] " << race::kind_name(h.hazard.kind) << " " << race::class_name(h.hazard.cls) << ": "
+        << side(h.hazard.first, t) << " -> " << side(h.hazard.second, t) << "\n    "
+        << (h.manifested_runs ? "MANIFESTED" : "not manifested") << " in " << h.manifested_runs << " of " << r.runs
+        << " run(s)\n";
+    for (size_t m = 0; m < h.stale.size() && m < 3; ++m) {
+      const des::StaleBytes& b = h.stale[m];
+      auto writer = [](uint64_t seq) { return seq ? "#" + std::to_string(seq) : std::string("the initial contents"); };
+      out << "      " << (b.reader_seq ? "#" + std::to_string(b.reader_seq) + " read" : std::string("final contents of"))
+          << " " << format_bytes(b.hi - b.lo) << " at " << hex(b.lo) << ": expected " << writer(b.expected_seq)
+          << ", got " << writer(b.observed_seq) << "\n";
+    }
+  }
+  if (r.hazards.empty()) out << "\nno hazard to replay\n";
+  return out.str();
+}
+
+std::string format_replay_json(const ReplayReport& r) {
+  const TraceTables& t = *r.tables;
+  nlohmann::ordered_json j;
+  j["trace"] = r.trace;
+  j["backend"] = r.backend;
+  j["ops"] = r.ops;
+  j["runs"] = r.runs;
+  j["wall_ns"] = r.wall_ns;
+  j["ops_per_second"] = r.ops_per_second;
+  j["corrupted_reads"] = r.corrupted_reads;
+  j["plan"] = {{"islands", r.islands}, {"traced_bytes", r.traced_bytes}, {"scale", r.scale}};
+  nlohmann::ordered_json hazards = nlohmann::ordered_json::array();
+  for (const ReplayHazard& h : r.hazards) {
+    nlohmann::ordered_json hj;
+    hj["first_seq"] = h.hazard.first.seq;
+    hj["second_seq"] = h.hazard.second.seq;
+    hj["first"] = side(h.hazard.first, t);
+    hj["second"] = side(h.hazard.second, t);
+    hj["kind"] = std::string(race::kind_name(h.hazard.kind));
+    hj["class"] = std::string(race::class_name(h.hazard.cls));
+    hj["confidence"] = std::string(race::confidence_name(h.hazard.confidence));
+    hj["manifested"] = h.manifested_runs > 0;
+    hj["manifested_runs"] = h.manifested_runs;
+    nlohmann::ordered_json stale = nlohmann::ordered_json::array();
+    for (const des::StaleBytes& b : h.stale)
+      stale.push_back({{"reader_seq", b.reader_seq},
+                       {"expected_writer_seq", b.expected_seq},
+                       {"observed_writer_seq", b.observed_seq},
+                       {"address", hex(b.lo)},
+                       {"bytes", b.hi - b.lo}});
+    hj["stale"] = std::move(stale);
+    hazards.push_back(std::move(hj));
+  }
+  j["hazards"] = std::move(hazards);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace racetrack::replay
