@@ -128,6 +128,8 @@ Buffer TraceBuilder::alloc(std::string_view label, uint64_t size, v1::RegionOrig
 Buffer TraceBuilder::alloc_at(std::string_view label, uint64_t size, v1::RegionOrigin origin,
                               StreamId stream, uint64_t base) {
   Buffer b = make_region(label, size, space_of(origin), origin, base);
+  // The alloc op may land in the next chunk: say in the region that one comes.
+  out().mutable_regions()->rbegin()->set_alloc_seq(seq_);
   v1::Op& op = new_op(stream);
   v1::Alloc& a = *op.mutable_alloc();
   a.set_region(b.region);

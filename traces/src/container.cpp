@@ -226,6 +226,14 @@ Result<const v1::Chunk*> ChunkReader::read() {
   return static_cast<const v1::Chunk*>(chunk);
 }
 
+Status ChunkReader::seek(uint64_t offset) {
+  if (offset < kFileHeaderSize || offset > file_size_ ||
+      std::fseek(file_.get(), static_cast<long>(offset), SEEK_SET) != 0)
+    return make_error("cannot seek to offset " + std::to_string(offset), offset);
+  offset_ = offset;
+  return Ok{};
+}
+
 bool is_binary_trace(const std::string& path) {
   FilePtr file(std::fopen(path.c_str(), "rb"));
   char head[sizeof kMagic];

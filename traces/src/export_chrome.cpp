@@ -19,8 +19,8 @@ uint64_t device_pid(uint32_t ordinal) {
 // Perfetto keys threads by tid alone, so stream and host-thread tids must
 // not collide: streams keep their id, host threads start far above.
 constexpr uint64_t kHostTidBase = 1'000'000'000;
-uint64_t lane_tid(exporting::LaneKind kind, uint32_t id) {
-  return kind == exporting::LaneKind::kStream ? id : kHostTidBase + id;
+uint64_t lane_tid(LaneKind kind, uint32_t id) {
+  return kind == LaneKind::kStream ? id : kHostTidBase + id;
 }
 
 void append_uint(std::string& out, uint64_t v) {
@@ -75,17 +75,17 @@ class ChromeSink : public exporting::Sink {
   void host(const std::string& name) override { unnamed_[kHostPid] = name; }
   void stream(uint32_t id, uint32_t device, const std::string& name) override {
     stream_pids_[id] = device_pid(device);
-    lane(device_pid(device), lane_tid(exporting::LaneKind::kStream, id), name);
+    lane(device_pid(device), lane_tid(LaneKind::kStream, id), name);
   }
   void thread(uint32_t id, const std::string& name) override {
-    lane(kHostPid, lane_tid(exporting::LaneKind::kThread, id), name);
+    lane(kHostPid, lane_tid(LaneKind::kThread, id), name);
   }
 
   void slice(const exporting::Slice& s) override {
     start_event("X", s.name);
     line_ += ",\"cat\":";
     append_string(line_, s.category);
-    pid_tid(s.lane == exporting::LaneKind::kStream ? pid_of_stream(s.lane_id) : kHostPid,
+    pid_tid(s.lane == LaneKind::kStream ? pid_of_stream(s.lane_id) : kHostPid,
             lane_tid(s.lane, s.lane_id));
     line_ += ",\"ts\":";
     append_us(line_, s.start_ns);

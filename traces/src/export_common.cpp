@@ -1,11 +1,9 @@
 #include "export_common.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,17 +13,8 @@
 namespace racetrack::exporting {
 namespace {
 
-// Zero-length slices would tie with the next slice on the lane, and viewers
-// may then nest one inside the other.
-constexpr uint64_t kMinSliceNs = 1;
-
 Error write_error() {
   return make_error("cannot write the output");
-}
-
-// Sync and query name a stream but run on the host thread that calls them.
-bool on_stream_lane(const v1::Op& op) {
-  return op.stream() != 0 && !op.has_sync() && !op.has_query();
 }
 
 // Pass 1: how many waits bind to each record, in record order. A wait binds
@@ -67,68 +56,37 @@ class Walker {
   const ExportStats& stats() const { return stats_; }
 
  private:
-  struct Lane {
-    int64_t cursor = 0;  // end of the lane's last slice
-    std::string name;
-  };
   // The latest record of an event, while waits may still bind to it.
   struct Record {
     uint64_t group = 0;
     uint64_t seq = 0;
     uint64_t next_flow = 0, end_flow = 0;  // its unused flow ids
-    int64_t end_ns = 0;
   };
 
-  Lane& stream_lane(uint32_t id) {
+  // Announces a lane the first time it is named; returns its name.
+  const std::string& stream_lane(uint32_t id) {
     auto [it, inserted] = streams_.try_emplace(id);
     if (inserted) {
       const v1::Stream* s = tables_.stream(id);
       const uint32_t device = s ? s->device() : 0;
-      if (devices_.insert(device).second) sink_.device(device, device_name(device));
-      // The role in the name, unless stream_label has it or the name is it.
-      std::string name = tables_.stream_label(id);
-      const std::string role(s ? role_name(s->role()) : "");
-      if (s && s->name() && s->role() != v1::ROLE_UNKNOWN && name != role) name += " (" + role + ")";
-      sink_.stream(id, device, name);
-      it->second.name = std::move(name);
+      if (devices_.insert(device).second) sink_.device(device, device_lane_name(tables_, device));
+      it->second = stream_lane_name(tables_, id);
+      sink_.stream(id, device, it->second);
     }
     return it->second;
   }
 
-  Lane& thread_lane(uint32_t id) {
+  const std::string& thread_lane(uint32_t id) {
     auto [it, inserted] = threads_.try_emplace(id);
     if (inserted) {
       if (!host_announced_) {
         host_announced_ = true;
-        sink_.host(host_name());
+        sink_.host(host_lane_name(tables_));
       }
-      it->second.name = thread_name(id);
-      sink_.thread(id, it->second.name);
+      it->second = thread_lane_name(tables_, id);
+      sink_.thread(id, it->second);
     }
     return it->second;
-  }
-
-  std::string device_name(uint32_t ordinal) const {
-    std::string name = "GPU " + std::to_string(ordinal);
-    for (const v1::Device& d : tables_.header().devices())
-      if (d.id() == ordinal && !d.name().empty()) name += ": " + d.name();
-    return name;
-  }
-
-  std::string host_name() const {
-    const v1::Header& h = tables_.header();
-    std::string name = "Host";
-    if (!h.host().empty()) name += " " + h.host();
-    if (h.pid()) name += " (pid " + std::to_string(h.pid()) + ")";
-    return name;
-  }
-
-  std::string thread_name(uint32_t id) const {
-    const v1::HostThread* t = tables_.thread(id);
-    std::string name =
-        t && t->name() ? std::string(tables_.string(t->name())) : "thread " + std::to_string(id);
-    if (t && t->os_tid()) name += " (tid " + std::to_string(t->os_tid()) + ")";
-    return name;
   }
 
   void add_op(const v1::Op& op) {
@@ -138,45 +96,27 @@ class Walker {
     s.flow_in = 0;
     s.record_group = 0;
 
-    const bool stream_lane_op = on_stream_lane(op);
-    s.lane = stream_lane_op ? LaneKind::kStream : LaneKind::kThread;
-    s.lane_id = stream_lane_op ? op.stream() : op.thread();
-    Lane& lane = stream_lane_op ? stream_lane(op.stream()) : thread_lane(op.thread());
+    const OpSpan span = placer_.place(op);
+    const bool stream_lane_op = span.lane == LaneKind::kStream;
+    if (stream_lane_op) stream_lane(op.stream());
+    else thread_lane(op.thread());
+    s.lane = span.lane;
+    s.lane_id = span.lane_id;
+    s.start_ns = span.start_ns;
+    s.end_ns = span.end_ns;
     Record* bound = nullptr;
     if (op.has_wait())
       if (auto it = records_.find(op.wait().event()); it != records_.end()) bound = &it->second;
 
-    // Device times when the op has them; otherwise the host call's times,
-    // moved later where needed so that a stream stays serial and an untimed
-    // wait does not end before the record it waits for.
-    // Unsigned differences: times come from the file and may be anything.
-    const bool timed = stream_lane_op && op.has_device_start() && op.has_device_end();
-    int64_t start = timed ? op.device_start() : op.host_start();
-    const int64_t given_end = timed ? op.device_end() : op.host_end();
-    const uint64_t duration =
-        given_end > start ? static_cast<uint64_t>(given_end) - static_cast<uint64_t>(start) : 0;
-    int64_t earliest = lane.cursor;
-    if (bound && stream_lane_op && !timed) earliest = std::max(earliest, bound->end_ns);
-    const uint64_t shift =
-        start < earliest ? static_cast<uint64_t>(earliest) - static_cast<uint64_t>(start) : 0;
-    start = std::max(start, earliest);
-    const uint64_t room = static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - start);
-    const int64_t end =
-        start + static_cast<int64_t>(std::min(std::max<uint64_t>(duration, kMinSliceNs), room));
-    lane.cursor = end;
-    s.start_ns = start;
-    s.end_ns = end;
-
     s.name = op_title(op, tables_);
     s.category = op_kind_name(op_kind(op));
-    add_common_args(op, stream_lane_op, timed, shift);
+    add_common_args(op, stream_lane_op, span.device_timed, span.shifted_ns);
     add_kind_args(op);
 
     if (op.has_record()) {
       Record& r = records_[op.record().event()];
       r.group = ++records_seen_;
       r.seq = op.seq();
-      r.end_ns = end;
       const uint32_t waits = r.group <= waits_per_record_.size() ? waits_per_record_[r.group - 1] : 0;
       r.next_flow = next_flow_;
       r.end_flow = next_flow_ + waits;
@@ -200,7 +140,7 @@ class Walker {
     if (stream_lane_op) {
       if (const v1::Stream* st = tables_.stream(op.stream()))
         add_string("role", std::string(role_name(st->role())));
-      add_string("thread", thread_lane(op.thread()).name);
+      add_string("thread", thread_lane(op.thread()));
     } else if (op.stream()) {
       add_string("stream", tables_.stream_label(op.stream()));
     }
@@ -281,7 +221,8 @@ class Walker {
   Sink& sink_;
   const std::vector<uint32_t> waits_per_record_;
   TraceTables tables_;
-  std::unordered_map<uint32_t, Lane> streams_, threads_;
+  OpPlacer placer_;
+  std::unordered_map<uint32_t, std::string> streams_, threads_;  // lane names
   std::unordered_set<uint32_t> devices_;
   bool host_announced_ = false;
   std::unordered_map<uint32_t, Record> records_;  // by event id

@@ -1,6 +1,7 @@
-// What the Perfetto and Chrome exporters share: which lane an op goes on, the
-// span its slice gets, its name and arguments, and the flow ids of record ->
-// wait pairs. The walker decides all of it; a Sink only encodes.
+// What the Perfetto and Chrome exporters share: which lane an op goes on and
+// the span its slice gets (OpPlacer, shared with the viewer), its name and
+// arguments, and the flow ids of record -> wait pairs. The walker decides all
+// of it; a Sink only encodes.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,9 @@
 #include <vector>
 
 #include "racetrack/traces/export.h"
+#include "racetrack/traces/timeline.h"
 
 namespace racetrack::exporting {
-
-enum class LaneKind : uint8_t { kStream, kThread };
 
 struct Arg {
   enum class Type : uint8_t { kUint, kBool, kString, kPointer };

@@ -21,8 +21,8 @@ constexpr uint64_t kHostTrack = 2ull << 40;
 constexpr uint64_t kStreamTrack = 3ull << 40;
 constexpr uint64_t kThreadTrack = 4ull << 40;
 
-uint64_t lane_uuid(exporting::LaneKind kind, uint32_t id) {
-  return (kind == exporting::LaneKind::kStream ? kStreamTrack : kThreadTrack) | id;
+uint64_t lane_uuid(LaneKind kind, uint32_t id) {
+  return (kind == LaneKind::kStream ? kStreamTrack : kThreadTrack) | id;
 }
 
 class PerfettoSink : public exporting::Sink {

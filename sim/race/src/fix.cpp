@@ -47,6 +47,11 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
   Fix f;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;
+  if (a.seq == b.seq) {
+    f.text = "nodes " + std::to_string(a.access.node - 1) + " and " + std::to_string(b.access.node - 1) + " of graph launch #" +
+             std::to_string(a.seq) + " are unordered: add a dependency edge between them when the graph is built";
+    return f;
+  }
   if (a.stream == 0) {
     f.text = "order " + op_ref(b, tables) + " after " + op_ref(a, tables) +
              " on the host (join or signal between the two threads): no CUDA synchronisation orders two host threads";

@@ -176,12 +176,22 @@ Tensor& TrainingLoop::reloaded(uint32_t mb, uint32_t layer, int g) {
   return grp.reloaded;
 }
 
-void TrainingLoop::release_reloaded(uint32_t mb, uint32_t layer, int g) {
+void TrainingLoop::after_last_read(uint32_t mb, uint32_t layer, int g) {
+  // C4: the next reload skips h2d_stream.wait_stream(compute), so its block
+  // (this one, freed next) may be overwritten while this read still runs.
+  if (!take(HazardShape::kC4)) return;
+  e_.watch_last(HazardShape::kC4, state_[mb][layer].groups[g].reloaded, false,
+                "iteration " + std::to_string(iteration_) + ", " + where(mb, layer, g));
+  skip_next_reload_join_ = true;
+}
+
+void TrainingLoop::finish_group(uint32_t mb, uint32_t layer, int g) {
   Group& grp = state_[mb][layer].groups[g];
   // No record_stream(compute): safe because every later reload-stream
   // allocation follows h2d_stream.wait_stream(compute).
   allocator_.free(grp.reloaded);
   grp.prefetched = grp.inline_reload = grp.skip_consumer_wait = false;
+  prefetch_after(mb, layer, g);
 }
 
 void TrainingLoop::prefetch_after(uint32_t mb, uint32_t layer, int g) {
@@ -250,7 +260,6 @@ void TrainingLoop::backward(uint32_t mb) {
   for (uint32_t l = options_.layers; l-- > 0;) {
     const Weights& w = weights_[l];
     LayerState& s = state_[mb][l];
-    const std::string at = "iteration " + std::to_string(iteration_) + ", ";
     e_.range_push("layer" + std::to_string(l));
     // fc2, with the activation recomputed.
     Tensor a = alloc("activation.recompute", mb, l, act, kCompute);
@@ -268,13 +277,9 @@ void TrainingLoop::backward(uint32_t mb) {
     Tensor gn2 = alloc("linear_fc1.dgrad", mb, l, act, kCompute);
     e_.kernel(kCompute, kGemmDgrad, {&gf1, &w.fc1}, {&gn2}, scaled(300000, act));
     e_.kernel(kCompute, kGemmWgrad, {&gf1, &r1}, {&w.grad_fc1}, scaled(300000, act));
-    if (take(HazardShape::kC4)) {
-      e_.watch_last(HazardShape::kC4, r1, false, at + where(mb, l, 1));
-      skip_next_reload_join_ = true;
-    }
+    after_last_read(mb, l, 1);
     allocator_.free(gf1);
-    release_reloaded(mb, l, 1);
-    prefetch_after(mb, l, 1);
+    finish_group(mb, l, 1);
     // Pre-MLP norm and the residual.
     Tensor gh = alloc("pre_mlp_layernorm.grad", mb, l, act, kCompute);
     e_.kernel(kCompute, kLayerNormGrad, {&gn2, &s.h, &w.ln2}, {&gh, &w.grad_ln2}, scaled(60000, act));
@@ -291,13 +296,9 @@ void TrainingLoop::backward(uint32_t mb) {
     Tensor& r0 = reloaded(mb, l, 0);
     Tensor gqkv = alloc("core_attention.grad", mb, l, act, kCompute);
     e_.kernel(kCompute, kFlashBwd, {&gctx, &r0}, {&gqkv}, scaled(900000, act));
-    if (take(HazardShape::kC4)) {
-      e_.watch_last(HazardShape::kC4, r0, false, at + where(mb, l, 0));
-      skip_next_reload_join_ = true;
-    }
+    after_last_read(mb, l, 0);
     allocator_.free(gctx);
-    release_reloaded(mb, l, 0);
-    prefetch_after(mb, l, 0);
+    finish_group(mb, l, 0);
     // QKV, with the input norm recomputed.
     Tensor n1 = alloc("input_layernorm.recompute", mb, l, act, kCompute);
     e_.kernel(kCompute, kLayerNorm, {&s.x, &w.ln1}, {&n1}, scaled(40000, act));

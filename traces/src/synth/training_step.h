@@ -63,7 +63,10 @@ class TrainingLoop {
   void prefetch(uint32_t mb, uint32_t layer, int g, bool before_forward = false);
   // Reloads a group on the compute stream if it was not prefetched.
   Tensor& reloaded(uint32_t mb, uint32_t layer, int g);
-  void release_reloaded(uint32_t mb, uint32_t layer, int g);
+  // Call right after the group's last kernel reading the reloaded tensor.
+  void after_last_read(uint32_t mb, uint32_t layer, int g);
+  // Frees the reloaded tensor and prefetches the next group.
+  void finish_group(uint32_t mb, uint32_t layer, int g);
   void prefetch_after(uint32_t mb, uint32_t layer, int g);
   Tensor alloc(const std::string& what, uint32_t mb, uint32_t layer, uint64_t size, uint32_t stream);
   std::string where(uint32_t mb, uint32_t layer, int g) const;

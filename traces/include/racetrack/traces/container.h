@@ -92,6 +92,9 @@ class ChunkReader {
   uint16_t version() const { return version_; }
   // Offset of the next frame to read (after a failure: of the bad frame).
   uint64_t offset() const { return offset_; }
+  // Continues at a frame that offset() named earlier (random access to the
+  // chunks of a file indexed in a first pass).
+  Status seek(uint64_t offset);
   uint64_t file_size() const { return file_size_; }
 
  private:

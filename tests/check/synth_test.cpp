@@ -1,0 +1,152 @@
+// Recall and precision on `racetrack synth` traces: every injected hazard is
+// found, clean traces show nothing definite or likely (with known kernel
+// modes or only raw argument words), hazards that are shown all touch an
+// injected pair, and the trace rewritten with the suggested fixes checks
+// clean.
+#include "racetrack/traces/synth.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "check_test_support.h"
+#include "test_support.h"
+
+namespace racetrack::check_test {
+namespace {
+
+using racetrack::testing::TempDir;
+
+struct Synthesized {
+  std::string path;
+  SynthResult truth;
+};
+
+Synthesized synthesize_to(const TempDir& dir, uint64_t seed, uint64_t ops, bool known_modes,
+                          uint32_t inject) {
+  SynthOptions options;
+  options.seed = seed;
+  options.target_ops = ops;
+  options.known_modes = known_modes;
+  options.inject.fill(inject);
+  const std::string path =
+      dir.path("s" + std::to_string(seed) + "_" + std::to_string(ops) + (known_modes ? "_known" : "_raw") +
+               "_" + std::to_string(inject) + ".rtrace");
+  auto writer = TraceWriter::create(path);
+  EXPECT_TRUE(writer.ok()) << writer.error().describe();
+  auto result = synthesize(options, *writer);
+  EXPECT_TRUE(result.ok()) << result.error().describe();
+  EXPECT_TRUE(writer->close().ok());
+  return {path, result.ok() ? *result : SynthResult{}};
+}
+
+race::CheckResult check_path(const std::string& path, race::CheckOptions options) {
+  auto result = race::check_file(path, options);
+  EXPECT_TRUE(result.ok()) << result.error().describe();
+  return result.ok() ? std::move(*result) : race::CheckResult{};
+}
+
+// Every hazard of a file, without the fix pass.
+race::CheckResult check_every_hazard(const std::string& path) {
+  race::CheckOptions options = keep_all_options();
+  options.explain_and_fix = false;
+  return check_path(path, options);
+}
+
+bool shown_by_default(const race::Hazard& h) {
+  return h.confidence >= race::Confidence::kLikely;
+}
+
+struct Size {
+  uint64_t seed, ops;
+};
+
+class Synth : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Synth, EveryInjectedHazardIsFoundAndEveryShownOneTouchesAnInjection) {
+  const bool known = GetParam();
+  TempDir dir;
+  for (const Size size : {Size{1, 20000}, Size{2, 20000}, Size{3, 60000}}) {
+    SCOPED_TRACE("seed " + std::to_string(size.seed) + ", " + std::to_string(size.ops) + " ops");
+    const Synthesized s = synthesize_to(dir, size.seed, size.ops, known, 2);
+    ASSERT_GE(s.truth.injected.size(), 5u);
+    const race::CheckResult result = check_every_hazard(s.path);
+    ASSERT_GE(result.ops, size.ops / 2);
+
+    std::set<std::pair<uint64_t, uint64_t>> found;
+    std::set<std::tuple<uint64_t, uint64_t, std::string>> found_kinds;
+    for (const race::Hazard& h : result.all) {
+      found.insert({h.first.seq, h.second.seq});
+      found_kinds.insert({h.first.seq, h.second.seq, std::string(race::kind_name(h.kind))});
+    }
+    std::set<uint64_t> injected_ops;
+    for (const InjectedHazard& i : s.truth.injected) {
+      injected_ops.insert(i.first_seq);
+      injected_ops.insert(i.second_seq);
+      EXPECT_TRUE(found.count({i.first_seq, i.second_seq}))
+          << shape_name(i.shape) << " #" << i.first_seq << " -> #" << i.second_seq << " (" << i.where
+          << ") missed";
+      if (known) {
+        EXPECT_TRUE(found_kinds.count({i.first_seq, i.second_seq, i.kind}))
+            << shape_name(i.shape) << " #" << i.first_seq << " -> #" << i.second_seq << " not " << i.kind;
+      }
+    }
+    for (const race::Hazard& h : result.all) {
+      if (!shown_by_default(h)) continue;
+      EXPECT_TRUE(injected_ops.count(h.first.seq) || injected_ops.count(h.second.seq))
+          << race::confidence_name(h.confidence) << " hazard #" << h.first.seq << " -> #" << h.second.seq
+          << " touches no injected pair";
+    }
+  }
+}
+
+TEST_P(Synth, CleanTracesShowNothingDefiniteOrLikely) {
+  const bool known = GetParam();
+  TempDir dir;
+  for (const Size size : {Size{4, 20000}, Size{5, 60000}}) {
+    SCOPED_TRACE("seed " + std::to_string(size.seed) + ", " + std::to_string(size.ops) + " ops");
+    const Synthesized s = synthesize_to(dir, size.seed, size.ops, known, 0);
+    ASSERT_TRUE(s.truth.injected.empty());
+    const race::CheckResult result = check_every_hazard(s.path);
+    EXPECT_EQ(result.by_confidence[static_cast<int>(race::Confidence::kDefinite)], 0u);
+    EXPECT_EQ(result.by_confidence[static_cast<int>(race::Confidence::kLikely)], 0u);
+    for (const race::Hazard& h : result.all)
+      EXPECT_FALSE(shown_by_default(h)) << "#" << h.first.seq << " -> #" << h.second.seq;
+    // What a default check shows.
+    EXPECT_EQ(check_path(s.path, race::CheckOptions{}).shown_groups(), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Synth, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Known" : "Raw"; });
+
+// `check --emit-fixed`: the fixes of every shown hazard, written into the
+// trace, leave nothing to show.
+TEST(SynthFixes, FixedTraceChecksClean) {
+  TempDir dir;
+  for (const bool known : {true, false}) {
+    SCOPED_TRACE(known ? "known modes" : "raw words");
+    const Synthesized s = synthesize_to(dir, 6, 20000, known, 1);
+    ASSERT_FALSE(s.truth.injected.empty());
+    const race::CheckResult result = check_path(s.path, race::CheckOptions{});
+    if (known) {
+      ASSERT_GT(result.shown_groups(), 0u);
+    }
+    EXPECT_TRUE(result.fixes_verified) << result.hazards_after_fixes << " hazard(s) left after the fixes";
+    for (const race::HazardGroup& g : result.groups) {
+      EXPECT_TRUE(!g.shown || g.fix.verified) << g.signature;
+    }
+    const std::string fixed = dir.path(known ? "fixed_known.rtrace" : "fixed_raw.rtrace");
+    const Status written = race::write_fixed_trace(s.path, fixed, race::fix_edits(result));
+    ASSERT_TRUE(written.ok()) << written.error().describe();
+    const race::CheckResult again = check_path(fixed, race::CheckOptions{});
+    EXPECT_EQ(again.shown_groups(), 0u);
+    EXPECT_EQ(again.ops, result.ops + 2 * race::fix_edits(result).size());
+  }
+}
+
+}  // namespace
+}  // namespace racetrack::check_test
