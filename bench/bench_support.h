@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/traces/trace_io.h"
+
 namespace racetrack::bench {
 
 // Seconds taken by the best of `runs` calls of `f` (the least disturbed run).
@@ -36,6 +38,22 @@ inline std::filesystem::path bench_dir() {
   auto dir = std::filesystem::temp_directory_path() / "racetrack-bench";
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// Reads and decodes a whole trace; returns its op count (exits on error).
+inline uint64_t decode_all(const std::string& path) {
+  auto source = TraceSource::open(path);
+  if (!source) {
+    std::fprintf(stderr, "%s\n", source.error().describe().c_str());
+    std::exit(2);
+  }
+  uint64_t ops = 0;
+  for (;;) {
+    auto chunk = source->read();
+    if (!chunk || !*chunk) break;
+    ops += (*chunk)->ops_size();
+  }
+  return ops;
 }
 
 // Sizes to run: 10^5 and 10^6 always; 10^7 with --large.

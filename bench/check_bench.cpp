@@ -17,19 +17,10 @@
 
 namespace rt = racetrack;
 using racetrack::bench::best_seconds;
+using racetrack::bench::decode_all;
 
 namespace {
 
-uint64_t decode_all(const std::string& path) {
-  auto source = rt::TraceSource::open(path);
-  uint64_t ops = 0;
-  for (;;) {
-    auto chunk = source->read();
-    if (!chunk || !*chunk) break;
-    ops += (*chunk)->ops_size();
-  }
-  return ops;
-}
 
 rt::race::CheckResult check(const std::string& path) {
   auto result = rt::race::check_file(path, {});

@@ -16,26 +16,13 @@
 
 namespace rt = racetrack;
 using racetrack::bench::best_seconds;
+using racetrack::bench::decode_all;
 
 namespace {
 
 constexpr double kTargetOpsPerSecond = 3e6;
 constexpr double kTargetBytesPerOp = 48;
 
-uint64_t decode_all(const std::string& path) {
-  auto source = rt::TraceSource::open(path);
-  if (!source) {
-    std::fprintf(stderr, "%s\n", source.error().describe().c_str());
-    std::exit(2);
-  }
-  uint64_t ops = 0;
-  for (;;) {
-    auto chunk = source->read();
-    if (!chunk || !*chunk) break;
-    ops += (*chunk)->ops_size();
-  }
-  return ops;
-}
 
 // Reads frames and decompresses them, without protobuf parsing.
 uint64_t read_frames_only(const std::string& path) {

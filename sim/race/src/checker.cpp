@@ -416,12 +416,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
 
   // Pass 2: re-check with every fix applied, and map explanation points.
   const TraceTables& tables = *result.tables;
-  std::vector<FixEdit> edits;
-  for (const Hazard& h : result.shown) {
-    const Fix f = suggest_fix(h, tables);
-    if (f.available) edits.push_back(f.edit);
-  }
-  const FixOps fix_ops(merge_edits(std::move(edits)), static_cast<uint32_t>(tables.events().size()) + 1);
+  const FixOps fix_ops(fix_edits(result), static_cast<uint32_t>(tables.events().size()) + 1);
   TickMap ticks;
   for (const HazardGroup& g : result.groups)
     if (g.shown) ticks.want(g.first.first, g.first.ordered_up_to_tick);
