@@ -64,8 +64,9 @@ void add_view(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("view", "Open a trace in the timeline viewer (racetrack-viewer)");
   // Everything after `view` goes to racetrack-viewer as it is.
   cmd->prefix_command();
-  cmd->footer("Usage: racetrack view FILE [--screenshot OUT.png [--select-hazard N] [--size WxH]]\n"
-              "Runs racetrack-viewer with the same arguments; see racetrack-viewer --help and docs/viewer.md.");
+  cmd->footer(
+      "Usage: racetrack view FILE [--screenshot OUT.png [--select-hazard N] [--size WxH]]\n"
+      "Runs racetrack-viewer with the same arguments; see racetrack-viewer --help and docs/viewer.md.");
   cmd->callback([cmd, &exit_code] { exit_code = run_view(cmd->remaining()); });
 }
 

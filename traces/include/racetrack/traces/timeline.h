@@ -27,10 +27,10 @@ std::string thread_lane_name(const TraceTables& tables, uint32_t thread);
 
 struct OpSpan {
   LaneKind lane = LaneKind::kThread;
-  uint32_t lane_id = 0;  // stream id or host thread id
-  int64_t start_ns = 0;  // >= 0
-  int64_t end_ns = 0;    // > start_ns
-  uint64_t shifted_ns = 0;  // how far the op was moved later
+  uint32_t lane_id = 0;       // stream id or host thread id
+  int64_t start_ns = 0;       // >= 0
+  int64_t end_ns = 0;         // > start_ns
+  uint64_t shifted_ns = 0;    // how far the op was moved later
   bool device_timed = false;  // device times, not the host call's
 };
 
@@ -44,7 +44,7 @@ class OpPlacer {
 
  private:
   std::unordered_map<uint32_t, int64_t> stream_cursor_, thread_cursor_;  // end of the lane's last box
-  std::unordered_map<uint32_t, int64_t> record_end_;  // event -> end of its latest record
+  std::unordered_map<uint32_t, int64_t> record_end_;                     // event -> end of its latest record
 };
 
 }  // namespace racetrack

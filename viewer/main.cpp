@@ -1,0 +1,87 @@
+// racetrack-viewer: a timeline of a racetrack trace's streams, with its
+// hazards, dependencies and details (docs/viewer.md).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstring>
+#include <iostream>
+
+#include "main_window.h"
+#include "screenshot.h"
+
+namespace {
+
+// Screenshots need no display: choose the offscreen platform before Qt
+// starts, unless the caller chose one.
+void prefer_offscreen_for_screenshots(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--screenshot", 12) == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+int usage_error(const QString& message) {
+  std::cerr << "racetrack-viewer: " << message.toStdString() << " (see --help)\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  prefer_offscreen_for_screenshots(argc, argv);
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("racetrack"));
+  QApplication::setApplicationName(QStringLiteral("racetrack-viewer"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Timeline of a racetrack trace: streams, hazards, dependencies and details."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("FILE"),
+                               QStringLiteral("trace to open (.rtrace, .pbtxt, .json)"));
+  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      QStringLiteral("render the window offscreen to OUT.png and exit"),
+                                      QStringLiteral("OUT.png"));
+  const QCommandLineOption hazard(
+      QStringLiteral("select-hazard"),
+      QStringLiteral("with --screenshot: select hazard group N (1-based, as racetrack check numbers them)"),
+      QStringLiteral("N"));
+  const QCommandLineOption size(QStringLiteral("size"),
+                                QStringLiteral("with --screenshot: window size (default 1600x1000)"),
+                                QStringLiteral("WxH"));
+  parser.addOption(screenshot);
+  parser.addOption(hazard);
+  parser.addOption(size);
+  if (!parser.parse(QApplication::arguments())) return usage_error(parser.errorText());
+  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+  if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+  const QStringList files = parser.positionalArguments();
+  if (files.size() > 1) return usage_error(QStringLiteral("give one trace file"));
+
+  if (parser.isSet(screenshot)) {
+    racetrack::viewer::ScreenshotOptions options;
+    if (files.isEmpty()) return usage_error(QStringLiteral("--screenshot needs a trace file"));
+    options.trace = files.first();
+    options.out = parser.value(screenshot);
+    if (parser.isSet(hazard)) {
+      bool ok = false;
+      options.hazard = parser.value(hazard).toInt(&ok);
+      if (!ok || options.hazard < 1)
+        return usage_error(QStringLiteral("--select-hazard takes a number from 1"));
+    }
+    if (parser.isSet(size)) {
+      const auto parsed = racetrack::viewer::parse_size(parser.value(size));
+      if (!parsed)
+        return usage_error(QStringLiteral("--size takes WxH, e.g. 1600x1000 (400x300 to 10000x10000)"));
+      options.size = *parsed;
+    }
+    return racetrack::viewer::run_screenshot(options);
+  }
+  if (parser.isSet(hazard) || parser.isSet(size))
+    return usage_error(QStringLiteral("--select-hazard and --size go with --screenshot"));
+
+  racetrack::viewer::MainWindow window;
+  window.show();
+  if (!files.isEmpty()) window.openFile(files.first());
+  return QApplication::exec();
+}

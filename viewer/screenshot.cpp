@@ -1,0 +1,42 @@
+#include "screenshot.h"
+
+#include <QApplication>
+#include <QRegularExpression>
+#include <iostream>
+
+#include "main_window.h"
+
+namespace racetrack::viewer {
+
+std::optional<QSize> parse_size(const QString& text) {
+  static const QRegularExpression format(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
+  const auto m = format.match(text);
+  if (!m.hasMatch()) return std::nullopt;
+  const int w = m.captured(1).toInt(), h = m.captured(2).toInt();
+  if (w < 400 || h < 300 || w > 10000 || h > 10000) return std::nullopt;
+  return QSize(w, h);
+}
+
+int run_screenshot(const ScreenshotOptions& options) {
+  MainWindow window(MainWindow::Mode::kHeadless);
+  window.resize(options.size);
+  window.show();
+  QApplication::processEvents();
+  if (!window.openFileAndWait(options.trace)) return 2;  // the window said why on stderr
+  if (options.hazard > 0 && !window.selectHazardGroup(options.hazard)) {
+    const size_t groups = window.hazards() ? window.hazards()->result().groups.size() : 0;
+    std::cerr << options.trace.toStdString() << ": no hazard " << options.hazard << " (the trace has "
+              << groups << " hazard group(s) listed)\n";
+    return 2;
+  }
+  QApplication::processEvents();
+  if (!window.grab().save(options.out, "PNG")) {
+    std::cerr << options.out.toStdString() << ": cannot write the screenshot\n";
+    return 2;
+  }
+  std::cout << "wrote " << options.out.toStdString() << " (" << options.size.width() << "x"
+            << options.size.height() << ")\n";
+  return 0;
+}
+
+}  // namespace racetrack::viewer
