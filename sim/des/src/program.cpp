@@ -86,10 +86,13 @@ class Loader {
     }
     s.accesses = static_cast<uint32_t>(p_.accesses.size());
     for (const auto& a : resolved_) {
+      // An access of unknown mode may neither read nor write: tracking it
+      // as both would show corruptions the program need not have.
+      if (!a.mode_known) continue;
       const race::RegionInfo* r = resolver_.region(a.region);
       p_.accesses.push_back({a.space, a.lo, a.hi, a.reads, a.writes, r ? r->label : 0u});
     }
-    s.access_count = static_cast<uint32_t>(resolved_.size());
+    s.access_count = static_cast<uint32_t>(p_.accesses.size()) - s.accesses;
 
     // Who did what, so (agent, tick) can be turned back into an op.
     note_tick(order.epoch, index);
@@ -102,13 +105,13 @@ class Loader {
     if (s.device) {
       hb::VectorClock& before = stream_seen_[op.stream()];
       s.device_deps = static_cast<uint32_t>(p_.deps.size());
-      add_growth(hb_.stream_clock(op.stream()), before, order.epoch.agent, own_thread, index);
+      add_growth(hb_.stream_clock(op.stream()), before, order.epoch.agent, own_thread, index, true);
       s.device_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.device_deps;
       before = hb_.stream_clock(op.stream());
     }
     hb::VectorClock& thread_before = thread_seen_[op.thread()];
     s.host_deps = static_cast<uint32_t>(p_.deps.size());
-    add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index);
+    add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index, false);
     s.host_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.host_deps;
     thread_before = hb_.thread_clock(op.thread());
     p_.ops.push_back(s);
@@ -121,9 +124,10 @@ class Loader {
   }
 
   // Dependencies for every agent whose entry grew from `before` to `after`
-  // (except `self`, whose order is the FIFO itself).
+  // (except `self`, whose order is the FIFO itself), for the device part
+  // of op `index` or its host part.
   void add_growth(const hb::VectorClock& after, const hb::VectorClock& before, uint32_t self, uint32_t own_thread,
-                  uint32_t index) {
+                  uint32_t index, bool device_part) {
     for (uint32_t agent = 0; agent < after.size(); ++agent) {
       const hb::Tick tick = after.get(agent);
       if (agent == self || tick <= before.get(agent) || tick == 0) continue;
@@ -132,7 +136,9 @@ class Loader {
       // A device op depends on its own call having been issued; on any
       // other call having returned.
       const Dep::Part part = !thread ? Dep::kDeviceEnd : (agent == own_thread && op == index ? Dep::kIssue : Dep::kHostEnd);
-      if (op == index && part != Dep::kIssue && part != Dep::kDeviceEnd) continue;
+      // Only a blocking call's return waits for its own device part (a
+      // graph launch's stream clock covers its own nodes).
+      if (op == index && (part == Dep::kHostEnd || (part == Dep::kDeviceEnd && device_part))) continue;
       p_.deps.push_back({op, part});
     }
   }

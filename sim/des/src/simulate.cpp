@@ -50,13 +50,29 @@ Result<Tracked> tracked_run(const Program& p, const Schedule& s) {
   return Tracked{std::move(*r), tracker.mismatches(), tracker.tainted(), tracker.tainted_count()};
 }
 
+// --add-wait names only the two ops: the edit is completed as the checker's
+// fixes are, an event recorded on the first op's stream and waited for by
+// the second op's stream (or, for a host op, its thread), so the fixed trace
+// can be written and re-checked.
+Result<race::FixEdit> completed(const Program& p, race::FixEdit e) {
+  const size_t a = p.index_of(e.after_seq), b = p.index_of(e.before_seq);
+  if (a == p.ops.size() || b == p.ops.size())
+    return make_error("--add-wait names an op that is not in the trace (" + std::to_string(e.after_seq) + " or " +
+                      std::to_string(e.before_seq) + ")");
+  if (!p.ops[a].device)
+    return make_error("--add-wait " + std::to_string(e.after_seq) + ":" + std::to_string(e.before_seq) + ": #" +
+                      std::to_string(e.after_seq) + " is a host call; only stream work can be waited for");
+  e.record_stream = p.ops[a].stream;
+  e.record_thread = p.ops[a].thread + 1;
+  e.wait_stream = p.ops[b].device ? p.ops[b].stream : 0;
+  e.thread = p.ops[b].thread + 1;
+  return e;
+}
+
 // Every fix as a dependency: the second op waits for the first op's end.
-Result<Schedule> with_edits(const Program& p, Schedule s, const std::vector<race::FixEdit>& edits) {
+Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdit>& edits) {
   for (const auto& e : edits) {
     const size_t a = p.index_of(e.after_seq), b = p.index_of(e.before_seq);
-    if (a == p.ops.size() || b == p.ops.size())
-      return make_error("--add-wait names an op that is not in the trace (" + std::to_string(e.after_seq) + " or " +
-                        std::to_string(e.before_seq) + ")");
     s.extra_deps[static_cast<uint32_t>(b)].push_back(
         {static_cast<uint32_t>(a), p.ops[a].device ? Dep::kDeviceEnd : Dep::kHostEnd});
   }
@@ -129,7 +145,12 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
   // What-if: the fixes as dependencies, their makespan, and whether any
   // schedule of the fixed trace still corrupts data.
-  std::vector<race::FixEdit> edits = options.add_waits;
+  std::vector<race::FixEdit> edits;
+  for (const race::FixEdit& e : options.add_waits) {
+    auto edit = completed(p, e);
+    if (!edit) return edit.error();
+    edits.push_back(*edit);
+  }
   if (options.apply_fixes) {
     const auto fixes = race::fix_edits(*check);
     edits.insert(edits.end(), fixes.begin(), fixes.end());
@@ -138,16 +159,15 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     WhatIf& w = report.what_if;
     w.ran = true;
     w.edits = edits.size();
-    auto fixed = with_edits(p, base, edits);
-    if (!fixed) return fixed.error();
-    std::vector<Schedule> schedules{*fixed};
+    const Schedule fixed = with_edits(p, base, edits);
+    std::vector<Schedule> schedules{fixed};
     for (const race::Hazard& h : check->shown) {  // the adversarial schedules again
-      Schedule s = *fixed;
+      Schedule s = fixed;
       s.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = hold;
       schedules.push_back(std::move(s));
     }
     for (uint32_t j = 0; j < options.jitter_schedules; ++j) {
-      Schedule s = *fixed;
+      Schedule s = fixed;
       s.jitter_sigma = std::max(0.2, s.jitter_sigma);
       s.seed = base.seed + 1 + j;
       schedules.push_back(std::move(s));
