@@ -1,7 +1,9 @@
 #include "host_backend.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -40,6 +42,7 @@ class HostReplay {
     for (auto& w : workers) w.join();
     HostRun run;
     for (auto& f : found) run.mismatches.insert(run.mismatches.end(), f.begin(), f.end());
+    check_final(run.mismatches);
     std::sort(run.mismatches.begin(), run.mismatches.end(), [](const des::Mismatch& a, const des::Mismatch& b) {
       return std::tie(a.reader, a.lo) < std::tie(b.reader, b.lo);
     });
@@ -91,6 +94,31 @@ class HostReplay {
     return {(a + g - 1) / g, (b + g - 1) / g};
   }
 
+  // The traced bytes of [lo, hi) (whose arena image starts at `a`) that
+  // land in granule g: exact unscaled, within 1/scale bytes scaled down.
+  std::pair<uint64_t, uint64_t> traced_span(uint64_t lo, uint64_t hi, uint64_t a, uint64_t g) const {
+    auto back = [&](uint64_t y) {
+      if (y <= a) return lo;
+      const double s = plan_.scale();
+      const uint64_t d = s >= 1.0 ? y - a : static_cast<uint64_t>(std::ceil(static_cast<double>(y - a) / s));
+      return std::min(hi, lo + d);
+    };
+    return {back(g * plan_.granule()), back((g + 1) * plan_.granule())};
+  }
+
+  // Adds granule g of [lo, hi) to `out`, merged with the previous entry
+  // when it continues it.
+  void add_mismatch(std::vector<des::Mismatch>& out, uint32_t reader, uint32_t expected, uint32_t observed,
+                    race::SpaceKey space, uint64_t lo, uint64_t hi, uint64_t g) const {
+    const auto [a_lo, a_hi] = traced_span(lo, hi, plan_.offset(space, lo), g);
+    des::Mismatch* prev = out.empty() ? nullptr : &out.back();
+    if (prev && prev->reader == reader && prev->expected == expected && prev->observed == observed &&
+        prev->space == space && prev->lo <= a_lo && prev->hi >= a_lo)
+      prev->hi = std::max(prev->hi, a_hi);
+    else
+      out.push_back({reader, expected, observed, space, a_lo, a_hi});
+  }
+
   void check_reads(uint32_t op, std::vector<des::Mismatch>& out) {
     const des::SimOp& s = p_.ops[op];
     for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
@@ -104,17 +132,41 @@ class HostReplay {
         for (uint64_t g = g0; g < g1; ++g) {
           const uint32_t seen = arena[g].load(std::memory_order_relaxed);
           if (seen == expected) continue;
-          const uint32_t observed = seen == 0 ? des::kInitial : seen - 1;
           // Report in traced addresses: the granule's span within e.
-          const uint64_t lo = e->lo + (g - g0) * plan_.granule();
-          des::Mismatch* prev = out.empty() ? nullptr : &out.back();
-          if (prev && prev->reader == op && prev->expected == e->writer && prev->observed == observed && prev->hi >= lo)
-            prev->hi = std::min(e->hi, lo + plan_.granule());
-          else
-            out.push_back({op, e->writer, observed, acc.space, lo, std::min(e->hi, lo + plan_.granule())});
+          add_mismatch(out, op, e->writer, seen == 0 ? des::kInitial : seen - 1, acc.space, e->lo, e->hi, g);
         }
       }
     }
+  }
+
+  // After the run: every granule must hold its last writer in submission
+  // order, as in the sequential run (a WAW shows here when nothing reads the
+  // bytes afterwards). Walks the writes backwards, so the first one to
+  // reach a granule is its expected writer.
+  void check_final(std::vector<des::Mismatch>& out) const {
+    std::map<race::SpaceKey, std::vector<bool>> settled;
+    for (race::SpaceKey space : plan_.spaces())
+      settled[space].assign(plan_.arena_bytes(space) / plan_.granule() + 1, false);
+    std::vector<des::Mismatch> found;
+    for (uint32_t op = static_cast<uint32_t>(p_.ops.size()); op-- > 0;) {
+      const des::SimOp& s = p_.ops[op];
+      for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
+        const des::SimAccess& acc = p_.accesses[a];
+        if (!acc.writes) continue;
+        auto* arena = arenas_.at(acc.space).get();
+        std::vector<bool>& done = settled[acc.space];
+        const auto [g0, g1] = granules(acc.space, acc.lo, acc.hi);
+        for (uint64_t g = g0; g < g1; ++g) {
+          if (done[g]) continue;
+          done[g] = true;
+          const uint32_t seen = arena[g].load(std::memory_order_relaxed);
+          if (seen != op + 1)
+            add_mismatch(found, des::kInitial, op, seen == 0 ? des::kInitial : seen - 1, acc.space, acc.lo,
+                         acc.hi, g);
+        }
+      }
+    }
+    out.insert(out.end(), found.begin(), found.end());
   }
 
   void stamp_writes(uint32_t op) {

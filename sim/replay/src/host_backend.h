@@ -3,7 +3,8 @@
 // its calls; an op waits only for what happens-before says it must (the
 // program's dependencies), so unordered ops really run concurrently. Memory
 // is one version word per granule (atomic): a reader compares each granule
-// with the version the program-order run expects, a writer stamps its own.
+// with the version the program-order run expects, a writer stamps its own,
+// and after the run every granule must hold its program-order last writer.
 #pragma once
 
 #include <unordered_map>
@@ -20,6 +21,9 @@ struct HostRunOptions {
 
 struct HostRun {
   des::RunResult times;
+  // Reads that saw another version than the sequential run, then granules
+  // whose final contents differ from it (reader des::kInitial), in traced
+  // addresses.
   std::vector<des::Mismatch> mismatches;
 };
 

@@ -1,5 +1,6 @@
 #include "racetrack/replay/replay.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "host_backend.h"
@@ -46,13 +47,19 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   for (uint32_t run = 0; run < std::max(1u, options.repeat); ++run) {
     HostRunOptions o;
     o.traced_timing = options.traced_timing;
-    // --stress: the first op of each hazard waits a seeded while, so the
-    // second one's access can overtake it.
+    // --stress: the first op of each hazard waits a seeded while in
+    // [stress_ns / 2, stress_ns], so the second one's access can overtake
+    // it. Hazards can exclude each other (holding the first op of one delays
+    // the reader of another, or an op queued behind it on its stream), so
+    // runs come in pairs: the second of a pair mirrors the first's delays
+    // (d -> 3/2 stress_ns - d), which flips the order of every two held ops
+    // and gives each of two such hazards its turn.
     if (options.stress)
       for (const race::Hazard& h : check->shown) {
-        const uint64_t r = mix(options.seed * 1000003 + run * 7919 + h.first.seq);
-        o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] =
-            options.stress_ns / 2 + static_cast<int64_t>(r % static_cast<uint64_t>(options.stress_ns / 2 + 1));
+        const int64_t half = options.stress_ns / 2;
+        const uint64_t r = mix(options.seed * 1000003 + (run / 2) * 7919 + h.first.seq);
+        const int64_t delay = half + static_cast<int64_t>(r % static_cast<uint64_t>(half + 1));
+        o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = run % 2 ? 3 * half - delay : delay;
       }
     const auto started = std::chrono::steady_clock::now();
     HostRun result = run_on_host(p, plan, reference, o);
@@ -67,7 +74,9 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
             !s)
           return s.error();
     }
-    report.corrupted_reads += result.mismatches.size();
+    report.corrupted_reads += static_cast<uint64_t>(
+        std::count_if(result.mismatches.begin(), result.mismatches.end(),
+                      [](const des::Mismatch& m) { return m.reader != des::kInitial; }));
     auto seq_of = [&](uint32_t index) { return index == des::kInitial ? uint64_t{0} : p.ops[index].seq; };
     for (ReplayHazard& rh : report.hazards) {
       const uint32_t a = static_cast<uint32_t>(p.index_of(rh.hazard.first.seq));
