@@ -15,7 +15,9 @@ std::string ms(int64_t ns) {
   return buf;
 }
 
-std::string side(const race::HazardSide& s, const TraceTables& t) {
+}  // namespace
+
+std::string describe_side(const race::HazardSide& s, const TraceTables& t) {
   std::string title = s.op_kind == OpKind::kMemcpy ? "memcpy " + std::string(direction_name(s.direction))
                       : s.name ? std::string(op_kind_name(s.op_kind)) + " " + std::string(t.string(s.name))
                                : std::string(op_kind_name(s.op_kind));
@@ -23,7 +25,12 @@ std::string side(const race::HazardSide& s, const TraceTables& t) {
   return "#" + std::to_string(s.seq) + " " + title + " (" + (s.stream ? t.stream_label(s.stream) : "host") + ")";
 }
 
-}  // namespace
+std::string describe_stale(const StaleBytes& b) {
+  auto writer = [](uint64_t seq) { return seq ? "#" + std::to_string(seq) : std::string("the initial contents"); };
+  return (b.reader_seq ? "#" + std::to_string(b.reader_seq) + " read" : std::string("final contents of")) + " " +
+         format_bytes(b.hi - b.lo) + " at " + hex(b.lo) + ": expected " + writer(b.expected_seq) + ", got " +
+         writer(b.observed_seq);
+}
 
 std::string format_sim_text(const SimReport& r) {
   const TraceTables& t = *r.tables;
@@ -36,14 +43,10 @@ std::string format_sim_text(const SimReport& r) {
     const HazardVerdict& v = r.hazards[k];
     const race::Hazard& h = v.hazard;
     out << "\n[" << k + 1 << "] " << race::confidence_name(h.confidence) << " " << race::kind_name(h.kind) << " "
-        << race::class_name(h.cls) << ": " << side(h.first, t) << " -> " << side(h.second, t) << "\n"
+        << race::class_name(h.cls) << ": " << describe_side(h.first, t) << " -> " << describe_side(h.second, t) << "\n"
         << "    " << v.schedule << " schedule: " << (v.manifested ? "MANIFESTED" : "not manifested") << "\n";
     for (size_t m = 0; m < v.stale.size() && m < 3; ++m) {
-      const StaleBytes& b = v.stale[m];
-      auto writer = [](uint64_t seq) { return seq ? "#" + std::to_string(seq) : std::string("the initial contents"); };
-      out << "      " << (b.reader_seq ? "#" + std::to_string(b.reader_seq) + " read" : std::string("final contents of"))
-          << " " << format_bytes(b.hi - b.lo) << " at " << hex(b.lo) << ": expected the version of "
-          << writer(b.expected_seq) << ", got " << writer(b.observed_seq) << "\n";
+      out << "      " << describe_stale(v.stale[m]) << "\n";
     }
     if (v.manifested) {
       out << "      blast radius: " << v.tainted_ops << " op(s) computed from corrupted data";
@@ -80,8 +83,8 @@ std::string format_sim_json(const SimReport& r) {
     nlohmann::ordered_json hj;
     hj["first_seq"] = h.first.seq;
     hj["second_seq"] = h.second.seq;
-    hj["first"] = side(h.first, t);
-    hj["second"] = side(h.second, t);
+    hj["first"] = describe_side(h.first, t);
+    hj["second"] = describe_side(h.second, t);
     hj["kind"] = std::string(race::kind_name(h.kind));
     hj["class"] = std::string(race::class_name(h.cls));
     hj["confidence"] = std::string(race::confidence_name(h.confidence));

@@ -7,18 +7,6 @@
 #include "racetrack/replay/replay.h"
 
 namespace racetrack::replay {
-namespace {
-
-std::string side(const race::HazardSide& s, const TraceTables& t) {
-  std::string title = s.op_kind == OpKind::kMemcpy ? "memcpy " + std::string(direction_name(s.direction))
-                      : s.name ? std::string(op_kind_name(s.op_kind)) + " " + std::string(t.string(s.name))
-                               : std::string(op_kind_name(s.op_kind));
-  if (title.size() > 70) title = title.substr(0, 67) + "...";
-  return "#" + std::to_string(s.seq) + " " + title + " (" + (s.stream ? t.stream_label(s.stream) : "host") + ")";
-}
-
-}  // namespace
-
 std::string format_replay_text(const ReplayReport& r) {
   const TraceTables& t = *r.tables;
   std::ostringstream out;
@@ -31,15 +19,11 @@ std::string format_replay_text(const ReplayReport& r) {
   for (size_t k = 0; k < r.hazards.size(); ++k) {
     const ReplayHazard& h = r.hazards[k];
     out << "\n[" << k + 1 << "] " << race::kind_name(h.hazard.kind) << " " << race::class_name(h.hazard.cls) << ": "
-        << side(h.hazard.first, t) << " -> " << side(h.hazard.second, t) << "\n    "
+        << des::describe_side(h.hazard.first, t) << " -> " << des::describe_side(h.hazard.second, t) << "\n    "
         << (h.manifested_runs ? "MANIFESTED" : "not manifested") << " in " << h.manifested_runs << " of " << r.runs
         << " run(s)\n";
     for (size_t m = 0; m < h.stale.size() && m < 3; ++m) {
-      const des::StaleBytes& b = h.stale[m];
-      auto writer = [](uint64_t seq) { return seq ? "#" + std::to_string(seq) : std::string("the initial contents"); };
-      out << "      " << (b.reader_seq ? "#" + std::to_string(b.reader_seq) + " read" : std::string("final contents of"))
-          << " " << format_bytes(b.hi - b.lo) << " at " << hex(b.lo) << ": expected " << writer(b.expected_seq)
-          << ", got " << writer(b.observed_seq) << "\n";
+      out << "      " << des::describe_stale(h.stale[m]) << "\n";
     }
   }
   if (r.hazards.empty()) out << "\nno hazard to replay\n";
@@ -62,8 +46,8 @@ std::string format_replay_json(const ReplayReport& r) {
     nlohmann::ordered_json hj;
     hj["first_seq"] = h.hazard.first.seq;
     hj["second_seq"] = h.hazard.second.seq;
-    hj["first"] = side(h.hazard.first, t);
-    hj["second"] = side(h.hazard.second, t);
+    hj["first"] = des::describe_side(h.hazard.first, t);
+    hj["second"] = des::describe_side(h.hazard.second, t);
     hj["kind"] = std::string(race::kind_name(h.hazard.kind));
     hj["class"] = std::string(race::class_name(h.hazard.cls));
     hj["confidence"] = std::string(race::confidence_name(h.hazard.confidence));

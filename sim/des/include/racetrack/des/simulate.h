@@ -67,6 +67,10 @@ struct SimReport {
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options);
 
 std::string format_sim_text(const SimReport& report);
+// "#9 memcpy D2H (offload)": one side of a hazard, for reports.
+std::string describe_side(const race::HazardSide& side, const TraceTables& tables);
+// "#13 read 1.0 MiB at 0x...: expected #9, got the initial contents".
+std::string describe_stale(const StaleBytes& bytes);
 std::string format_sim_json(const SimReport& report);
 
 // Writes `path` with host and device times replaced by a run's.
