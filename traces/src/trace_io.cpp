@@ -196,4 +196,30 @@ Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions
   return Ok{};
 }
 
+Status transform_trace(const std::string& in_path, const std::string& out_path,
+                       const std::function<const v1::Chunk&(const v1::Chunk&)>& transform) {
+  auto source = TraceSource::open(in_path);
+  if (!source) return source.error();
+  const bool binary = encoding_for_write(out_path) == Encoding::kBinary;
+  std::optional<TraceWriter> writer;
+  if (binary) {
+    auto created = TraceWriter::create(out_path);
+    if (!created) return created.error();
+    writer.emplace(std::move(*created));
+  }
+  v1::Chunk whole;
+  for (;;) {
+    auto chunk = source->read();
+    if (!chunk) return chunk.error();
+    if (!*chunk) break;
+    const v1::Chunk& out = transform(**chunk);
+    if (!binary) {
+      append_chunk(whole, out);
+    } else if (auto s = writer->write_chunk(out); !s) {
+      return s;
+    }
+  }
+  return binary ? writer->close() : save_trace(whole, out_path);
+}
+
 }  // namespace racetrack

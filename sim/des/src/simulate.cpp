@@ -195,27 +195,15 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
 Status write_timeline(const std::string& path, const std::string& out_path, const RunResult& run,
                       v1::ClockDomain domain, const std::string& producer) {
-  auto source = TraceSource::open(path);
-  if (!source) return source.error();
-  const bool binary = encoding_for_write(out_path) == Encoding::kBinary;
-  std::optional<TraceWriter> writer;
-  if (binary) {
-    auto created = TraceWriter::create(out_path);
-    if (!created) return created.error();
-    writer.emplace(std::move(*created));
-  }
-  v1::Chunk whole, chunk_copy;
+  v1::Chunk copy;
   size_t index = 0;
-  for (;;) {
-    auto chunk = source->read();
-    if (!chunk) return chunk.error();
-    if (!*chunk) break;
-    chunk_copy = **chunk;
-    if (chunk_copy.has_header()) {
-      chunk_copy.mutable_header()->set_clock_domain(domain);
-      chunk_copy.mutable_header()->set_producer(producer);
+  return transform_trace(path, out_path, [&](const v1::Chunk& chunk) -> const v1::Chunk& {
+    copy = chunk;
+    if (copy.has_header()) {
+      copy.mutable_header()->set_clock_domain(domain);
+      copy.mutable_header()->set_producer(producer);
     }
-    for (v1::Op& op : *chunk_copy.mutable_ops()) {
+    for (v1::Op& op : *copy.mutable_ops()) {
       const OpTimes& t = run.times.at(index++);
       op.set_host_start(t.host_start);
       op.set_host_end(t.host_end);
@@ -227,13 +215,8 @@ Status write_timeline(const std::string& path, const std::string& out_path, cons
         op.clear_device_end();
       }
     }
-    if (!binary) {
-      append_chunk(whole, chunk_copy);
-    } else if (auto s = writer->write_chunk(chunk_copy); !s) {
-      return s;
-    }
-  }
-  return binary ? writer->close() : save_trace(whole, out_path);
+    return copy;
+  });
 }
 
 }  // namespace racetrack::des

@@ -212,29 +212,10 @@ std::vector<FixEdit> fix_edits(const CheckResult& result) {
 }
 
 Status write_fixed_trace(const std::string& in_path, const std::string& out_path, std::vector<FixEdit> edits) {
-  auto source = TraceSource::open(in_path);
-  if (!source) return source.error();
   FixRewriter rewriter(std::move(edits));
-  const bool binary = encoding_for_write(out_path) == Encoding::kBinary;
-  std::optional<TraceWriter> writer;
-  if (binary) {
-    auto created = TraceWriter::create(out_path);
-    if (!created) return created.error();
-    writer.emplace(std::move(*created));
-  }
-  v1::Chunk whole;
-  for (;;) {
-    auto chunk = source->read();
-    if (!chunk) return chunk.error();
-    if (!*chunk) break;
-    const v1::Chunk& fixed = rewriter.rewrite(**chunk);
-    if (!binary) {
-      append_chunk(whole, fixed);
-    } else if (auto s = writer->write_chunk(fixed); !s) {
-      return s;
-    }
-  }
-  return binary ? writer->close() : save_trace(whole, out_path);
+  return transform_trace(in_path, out_path, [&](const v1::Chunk& chunk) -> const v1::Chunk& {
+    return rewriter.rewrite(chunk);
+  });
 }
 
 }  // namespace racetrack::race

@@ -4,6 +4,7 @@
 // single Chunk.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -49,6 +50,12 @@ Result<v1::Chunk> load_trace(const std::string& path);
 
 // Writes a whole trace in the encoding the extension names.
 Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions options = {});
+
+// Streams `in_path` to `out_path` (the encoding its extension names),
+// passing every chunk through `transform`; text and JSON outputs are
+// gathered into one chunk.
+Status transform_trace(const std::string& in_path, const std::string& out_path,
+                       const std::function<const v1::Chunk&(const v1::Chunk&)>& transform);
 
 // Appends `from`'s entities and ops to `into` (header taken if `into` has none).
 void append_chunk(v1::Chunk& into, const v1::Chunk& from);
