@@ -17,12 +17,9 @@ struct SynthArgs {
   bool no_compress = false;
 };
 
-// "C3", "C3:2" (two of them), "C3@5" (from iteration 5 on), "C3:2@5" or "all".
+// "C3", "C3:2" (two of them), "C3@5" (from iteration 5 on), "C3:2@5"; "all"
+// stands for every shape ("all:2" is two of each).
 bool parse_injection(const std::string& spec, SynthOptions& o) {
-  if (spec == "all") {
-    for (auto& n : o.inject) ++n;
-    return true;
-  }
   const auto at = spec.find('@');
   const std::string head = spec.substr(0, at);
   const auto colon = head.find(':');
@@ -36,13 +33,14 @@ bool parse_injection(const std::string& spec, SynthOptions& o) {
     return false;
   }
   if (at != std::string::npos && from == 0) return false;  // iteration 0 is the warm-up
+  bool matched = false;
   for (int s = 0; s < kHazardShapeCount; ++s)
-    if (shape == shape_name(static_cast<HazardShape>(s))) {
+    if (shape == "all" || shape == shape_name(static_cast<HazardShape>(s))) {
       o.inject[s] += count;
       if (from) o.inject_from_iteration[s] = from;
-      return true;
+      matched = true;
     }
-  return false;
+  return matched;
 }
 
 int run_synth(SynthArgs& a) {

@@ -172,6 +172,10 @@ Result<Program> load_program(const std::string& path, const CostModel& costs) {
     if (!*chunk) break;
     if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, path};
   }
+  for (const SimOp& op : p.ops)
+    if (op.device && std::find(p.stream_ids.begin(), p.stream_ids.end(), op.stream) == p.stream_ids.end())
+      p.stream_ids.push_back(op.stream);
+  std::sort(p.stream_ids.begin(), p.stream_ids.end());
   for (const auto& d : p.tables->header().devices()) {
     if (d.h2d_copy_engines()) p.h2d_engines = d.h2d_copy_engines();
     if (d.d2h_copy_engines()) p.d2h_engines = d.d2h_copy_engines();
