@@ -7,8 +7,7 @@
 namespace racetrack::race {
 namespace {
 
-std::string space_text(SpaceKey space, const ResolvedAccess& a) {
-  (void)a;
+std::string space_text(SpaceKey space) {
   return space == kHostSpace ? "host memory" : "device " + std::to_string(space - 1) + " memory";
 }
 
@@ -73,7 +72,7 @@ nlohmann::ordered_json hazard_json(const Hazard& h, const TraceTables& t) {
   j["confidence"] = std::string(confidence_name(h.confidence));
   j["first"] = side_json(h.first, t);
   j["second"] = side_json(h.second, t);
-  j["overlap"] = {{"space", space_text(h.space, h.second.access)},
+  j["overlap"] = {{"space", space_text(h.space)},
                   {"address", hex(h.lo)},
                   {"bytes", h.hi - h.lo},
                   {"region", h.second.region_label ? std::string(t.string(h.second.region_label)) : ""}};
@@ -95,7 +94,7 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
     if (++shown > o.max_groups) continue;
     const Hazard& h = g.first;
     out << "\n[" << ++index << "] " << confidence_name(g.confidence) << " " << kind_name(h.kind) << " "
-        << class_name(h.cls) << " on " << region_text(h.second, t) << " (" << space_text(h.space, h.second.access)
+        << class_name(h.cls) << " on " << region_text(h.second, t) << " (" << space_text(h.space)
         << " " << hex(h.lo) << ", " << format_bytes(h.hi - h.lo) << ")";
     if (g.count > 1) out << ", " << g.count << " times (first shown)";
     out << "\n";
