@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack::bench {
@@ -40,13 +41,26 @@ inline std::filesystem::path bench_dir() {
   return dir;
 }
 
+[[noreturn]] inline void fail(const Error& e) {
+  std::fprintf(stderr, "%s\n", e.describe().c_str());
+  std::exit(2);
+}
+
+// Writes a synth trace named `name` into the bench directory; exits on error.
+inline std::string synth_trace(const std::string& name, const SynthOptions& options) {
+  const std::string path = (bench_dir() / (name + ".rtrace")).string();
+  auto writer = TraceWriter::create(path, options.writer);
+  if (!writer) fail(writer.error());
+  auto result = synthesize(options, *writer);
+  if (!result) fail(result.error());
+  if (auto s = writer->close(); !s) fail(s.error());
+  return path;
+}
+
 // Reads and decodes a whole trace; returns its op count (exits on error).
 inline uint64_t decode_all(const std::string& path) {
   auto source = TraceSource::open(path);
-  if (!source) {
-    std::fprintf(stderr, "%s\n", source.error().describe().c_str());
-    std::exit(2);
-  }
+  if (!source) fail(source.error());
   uint64_t ops = 0;
   for (;;) {
     auto chunk = source->read();

@@ -45,16 +45,11 @@ double child_peak_mib(const std::string& path) {
 }
 
 std::string make_trace(const char* name, uint64_t ops, bool known, bool inject) {
-  const std::string path = (racetrack::bench::bench_dir() / (std::string(name) + "-" + std::to_string(ops) + ".rtrace")).string();
   rt::SynthOptions options;
   options.target_ops = ops;
   options.known_modes = known;
   if (inject) options.inject.fill(2);
-  auto writer = rt::TraceWriter::create(path, options.writer);
-  auto result = rt::synthesize(options, *writer);
-  (void)writer->close();
-  if (!result) std::exit(2);
-  return path;
+  return racetrack::bench::synth_trace(std::string(name) + "-" + std::to_string(ops), options);
 }
 
 void row(const char* what, const std::string& path) {

@@ -17,25 +17,14 @@
 namespace rt = racetrack;
 namespace des = racetrack::des;
 using racetrack::bench::best_seconds;
+using racetrack::bench::fail;
 
 namespace {
 
-[[noreturn]] void fail(const rt::Error& e) {
-  std::fprintf(stderr, "%s\n", e.describe().c_str());
-  std::exit(2);
-}
-
 std::string make_trace(uint64_t ops) {
-  const std::string path =
-      (racetrack::bench::bench_dir() / ("sim-clean-" + std::to_string(ops) + ".rtrace")).string();
   rt::SynthOptions options;
   options.target_ops = ops;
-  auto writer = rt::TraceWriter::create(path, options.writer);
-  if (!writer) fail(writer.error());
-  auto result = rt::synthesize(options, *writer);
-  if (!result) fail(result.error());
-  if (auto s = writer->close(); !s) fail(s.error());
-  return path;
+  return racetrack::bench::synth_trace("sim-clean-" + std::to_string(ops), options);
 }
 
 int64_t simulate(const des::Program& p, des::MemoryObserver* observer) {

@@ -30,18 +30,15 @@ uint64_t current_rss_bytes() {
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
-std::string synth_trace(uint64_t ops) {
-  const auto path = (bench::bench_dir() / ("viewer-" + std::to_string(ops) + ".rtrace")).string();
+// A synth trace with one injected hazard, made once and reused.
+std::string viewer_trace(uint64_t ops) {
+  const std::string name = "viewer-" + std::to_string(ops);
+  const auto path = (bench::bench_dir() / (name + ".rtrace")).string();
   if (std::filesystem::exists(path)) return path;
   SynthOptions options;
   options.target_ops = ops;
   options.inject[static_cast<int>(HazardShape::kC5)] = 1;
-  auto writer = TraceWriter::create(path, options.writer);
-  if (!writer || !synthesize(options, *writer) || !writer->close()) {
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
-    std::exit(1);
-  }
-  return path;
+  return bench::synth_trace(name, options);
 }
 
 double seconds_since(const QElapsedTimer& t) {
@@ -58,7 +55,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--large") sizes.push_back(10000000);
 
   std::vector<std::string> paths;
-  for (uint64_t n : sizes) paths.push_back(synth_trace(n));  // before measuring memory
+  for (uint64_t n : sizes) paths.push_back(viewer_trace(n));  // before measuring memory
   // Ratios are against the targets: load (the timeline shows) and load plus
   // check (the hazard list shows) against the load target, the frame
   // against the frame target, memory beyond the file against 100 B/op.
