@@ -1,6 +1,4 @@
 // The sim report: text for people, JSON for tools (schema in docs/sim.md).
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <sstream>
 
@@ -69,6 +67,28 @@ std::string format_sim_text(const SimReport& r) {
   return out.str();
 }
 
+nlohmann::ordered_json verdict_json(const race::Hazard& h, bool manifested, const std::vector<StaleBytes>& stale,
+                                    const TraceTables& t) {
+  nlohmann::ordered_json j;
+  j["first_seq"] = h.first.seq;
+  j["second_seq"] = h.second.seq;
+  j["first"] = describe_side(h.first, t);
+  j["second"] = describe_side(h.second, t);
+  j["kind"] = std::string(race::kind_name(h.kind));
+  j["class"] = std::string(race::class_name(h.cls));
+  j["confidence"] = std::string(race::confidence_name(h.confidence));
+  j["manifested"] = manifested;
+  nlohmann::ordered_json bytes = nlohmann::ordered_json::array();
+  for (const StaleBytes& b : stale)
+    bytes.push_back({{"reader_seq", b.reader_seq},
+                     {"expected_writer_seq", b.expected_seq},
+                     {"observed_writer_seq", b.observed_seq},
+                     {"address", hex(b.lo)},
+                     {"bytes", b.hi - b.lo}});
+  j["stale"] = std::move(bytes);
+  return j;
+}
+
 std::string format_sim_json(const SimReport& r) {
   const TraceTables& t = *r.tables;
   nlohmann::ordered_json j;
@@ -79,25 +99,8 @@ std::string format_sim_json(const SimReport& r) {
   j["tainted_ops"] = r.tainted_ops;
   nlohmann::ordered_json hazards = nlohmann::ordered_json::array();
   for (const HazardVerdict& v : r.hazards) {
-    const race::Hazard& h = v.hazard;
-    nlohmann::ordered_json hj;
-    hj["first_seq"] = h.first.seq;
-    hj["second_seq"] = h.second.seq;
-    hj["first"] = describe_side(h.first, t);
-    hj["second"] = describe_side(h.second, t);
-    hj["kind"] = std::string(race::kind_name(h.kind));
-    hj["class"] = std::string(race::class_name(h.cls));
-    hj["confidence"] = std::string(race::confidence_name(h.confidence));
+    nlohmann::ordered_json hj = verdict_json(v.hazard, v.manifested, v.stale, t);
     hj["schedule"] = v.schedule;
-    hj["manifested"] = v.manifested;
-    nlohmann::ordered_json stale = nlohmann::ordered_json::array();
-    for (const StaleBytes& b : v.stale)
-      stale.push_back({{"reader_seq", b.reader_seq},
-                       {"expected_writer_seq", b.expected_seq},
-                       {"observed_writer_seq", b.observed_seq},
-                       {"address", hex(b.lo)},
-                       {"bytes", b.hi - b.lo}});
-    hj["stale"] = std::move(stale);
     hj["blast_radius"] = {{"ops", v.tainted_ops}, {"regions", v.tainted_regions}};
     hazards.push_back(std::move(hj));
   }

@@ -43,24 +43,8 @@ std::string format_replay_json(const ReplayReport& r) {
   j["plan"] = {{"islands", r.islands}, {"traced_bytes", r.traced_bytes}, {"scale", r.scale}};
   nlohmann::ordered_json hazards = nlohmann::ordered_json::array();
   for (const ReplayHazard& h : r.hazards) {
-    nlohmann::ordered_json hj;
-    hj["first_seq"] = h.hazard.first.seq;
-    hj["second_seq"] = h.hazard.second.seq;
-    hj["first"] = des::describe_side(h.hazard.first, t);
-    hj["second"] = des::describe_side(h.hazard.second, t);
-    hj["kind"] = std::string(race::kind_name(h.hazard.kind));
-    hj["class"] = std::string(race::class_name(h.hazard.cls));
-    hj["confidence"] = std::string(race::confidence_name(h.hazard.confidence));
-    hj["manifested"] = h.manifested_runs > 0;
+    nlohmann::ordered_json hj = des::verdict_json(h.hazard, h.manifested_runs > 0, h.stale, t);
     hj["manifested_runs"] = h.manifested_runs;
-    nlohmann::ordered_json stale = nlohmann::ordered_json::array();
-    for (const des::StaleBytes& b : h.stale)
-      stale.push_back({{"reader_seq", b.reader_seq},
-                       {"expected_writer_seq", b.expected_seq},
-                       {"observed_writer_seq", b.observed_seq},
-                       {"address", hex(b.lo)},
-                       {"bytes", b.hi - b.lo}});
-    hj["stale"] = std::move(stale);
     hazards.push_back(std::move(hj));
   }
   j["hazards"] = std::move(hazards);
