@@ -1,0 +1,201 @@
+// `racetrack capture`: run a command with the CUPTI injection library and
+// report the traces it wrote.
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "commands.h"
+#include "trace_stats.h"
+
+namespace racetrack::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CaptureArgs {
+  std::string output = "capture.rtrace";
+  bool no_nvtx = false;
+  bool torch = false;
+  bool torch_stacks = false;
+  std::string library;
+  std::vector<std::string> command;
+};
+
+fs::path own_directory() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+// The first of `relative` (to this binary's directory) that exists.
+std::optional<fs::path> find_beside_binary(std::initializer_list<const char*> relative) {
+  const fs::path dir = own_directory();
+  for (const char* r : relative) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(dir / r, ec);
+    if (!ec && fs::exists(p)) return p;
+  }
+  return std::nullopt;
+}
+
+std::optional<fs::path> find_library(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return fs::absolute(explicit_path);
+  if (const char* env = std::getenv("RACETRACK_CAPTURE_LIBRARY"); env && *env)
+    return fs::absolute(env);
+  // Build tree (build/cli -> build/capture), bundle or install (bin -> lib).
+  return find_beside_binary({"../capture/libracetrack_capture.so", "../lib/libracetrack_capture.so",
+                             "libracetrack_capture.so"});
+}
+
+std::optional<fs::path> find_python_package() {
+  if (const char* env = std::getenv("RACETRACK_PYTHON_DIR"); env && *env) return fs::absolute(env);
+  // Build tree (build/cli -> source/capture/python), bundle or install.
+  return find_beside_binary({"../../capture/python", "../python", "../share/racetrack/python"});
+}
+
+std::string counts_line(const TraceStats& stats) {
+  std::ostringstream out;
+  out << stats.ops << " ops";
+  const char* sep = " (";
+  for (int k = 1; k < kOpKindCount; ++k) {
+    if (stats.per_kind[k] == 0) continue;
+    out << sep << stats.per_kind[k] << " " << op_kind_name(static_cast<OpKind>(k));
+    sep = ", ";
+  }
+  if (std::string(sep) == ", ") out << ")";
+  out << ", " << stats.tables.streams().size() << " streams";
+  return out.str();
+}
+
+// Runs the command; returns its exit status the way a shell reports it.
+int run_command(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::cerr << "racetrack capture: fork failed\n";
+    return kExitBadInput;
+  }
+  if (child == 0) {
+    execvp(argv[0], argv.data());
+    std::cerr << "racetrack capture: cannot run " << command[0] << ": " << std::strerror(errno)
+              << "\n";
+    _exit(127);
+  }
+  // The terminal's Ctrl-C reaches the command too; the launcher outlives it
+  // to report what was written.
+  signal(SIGINT, SIG_IGN);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  signal(SIGINT, SIG_DFL);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+std::vector<std::string> read_lines(const fs::path& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+int capture(const CaptureArgs& args) {
+  auto library = find_library(args.library);
+  if (!library || !fs::exists(*library)) {
+    std::cerr << "racetrack capture: libracetrack_capture.so not found ("
+              << (library ? library->string() : "looked beside " + own_directory().string())
+              << "); pass --library PATH or set RACETRACK_CAPTURE_LIBRARY\n";
+    return kExitBadInput;
+  }
+  const fs::path output = fs::absolute(args.output);
+  std::error_code ec;
+  fs::remove(output, ec);
+  char index_template[] = "/tmp/racetrack-capture-XXXXXX";
+  const int index_fd = mkstemp(index_template);
+  if (index_fd < 0) {
+    std::cerr << "racetrack capture: cannot create a temporary file in /tmp\n";
+    return kExitBadInput;
+  }
+  close(index_fd);
+  const fs::path index = index_template;
+
+  if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old)
+    std::cerr << "racetrack capture: replacing CUDA_INJECTION64_PATH=" << old << "\n";
+  setenv("CUDA_INJECTION64_PATH", library->c_str(), 1);
+  setenv("RACETRACK_CAPTURE_OUTPUT", output.c_str(), 1);
+  setenv("RACETRACK_CAPTURE_INDEX", index.c_str(), 1);
+  if (args.no_nvtx) {
+    setenv("RACETRACK_CAPTURE_NVTX", "0", 1);
+  } else {
+    // NVTX loads its tool from here; the library hands it to the process's CUPTI.
+    setenv("NVTX_INJECTION64_PATH", library->c_str(), 1);
+  }
+  if (args.torch || args.torch_stacks) {
+    auto package = find_python_package();
+    if (!package) {
+      std::cerr << "racetrack capture: --torch needs the racetrack Python package "
+                   "(capture/python); set RACETRACK_PYTHON_DIR\n";
+      return kExitBadInput;
+    }
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = package->string() + (old && *old ? ":" + std::string(old) : "");
+    setenv("PYTHONPATH", path.c_str(), 1);
+    setenv("RACETRACK_TORCH", "1", 1);
+    if (args.torch_stacks) setenv("RACETRACK_TORCH_STACKS", "1", 1);
+  }
+
+  const int status = run_command(args.command);
+
+  const std::vector<std::string> traces = read_lines(index);
+  fs::remove(index, ec);
+  if (traces.empty())
+    std::cerr << "racetrack capture: no trace was written (the command never initialised "
+                 "CUDA, another CUPTI tool held it, or it died before the first flush"
+              << (fs::exists(output) ? "; a partial trace is at " + output.string() : "")
+              << ")\n";
+  for (const std::string& path : traces) {
+    TraceStats stats;
+    Status read = gather_stats(path, stats);
+    std::cerr << "racetrack capture: " << path << ": " << counts_line(stats);
+    if (!read) std::cerr << "; readable up to the error: " << read.error().describe();
+    std::cerr << "\n";
+  }
+  return status;
+}
+
+}  // namespace
+
+void add_capture(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "capture",
+      "Run a CUDA or PyTorch program and record what it asks the GPU to do (CUPTI)");
+  cmd->footer(
+      "The command's exit status is preserved. Each CUDA process writes its own trace: "
+      "OUT, or OUT with .rankN (torchrun) or .PID inserted when several processes share it. "
+      "Without the launcher: CUDA_INJECTION64_PATH=libracetrack_capture.so "
+      "RACETRACK_CAPTURE_OUTPUT=trace-%p.rtrace (docs/capture.md).");
+  auto args = std::make_shared<CaptureArgs>();
+  cmd->add_option("-o,--output", args->output, "trace file to write (default capture.rtrace)");
+  cmd->add_flag("--no-nvtx", args->no_nvtx, "ignore NVTX ranges and racetrack annotations");
+  cmd->add_flag("--torch", args->torch,
+                "PyTorch programs: tensor extents, operator read/write modes, host accesses");
+  cmd->add_flag("--torch-stacks", args->torch_stacks,
+                "with --torch, the Python stack of every operator (expensive)");
+  cmd->add_option("--library", args->library, "the injection library to use");
+  cmd->add_option("COMMAND", args->command, "the program and its arguments")->required();
+  cmd->prefix_command();  // everything after the command goes to it
+  cmd->callback([args, &exit_code] { exit_code = capture(*args); });
+}
+
+}  // namespace racetrack::cli
