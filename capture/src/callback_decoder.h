@@ -69,7 +69,7 @@ void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 // NVTX push/pop/mark (ASCII messages; others are recorded without text).
 bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event,
                  Payload& payload);
-// Graph node creation, cloning and dependencies, and stream creation.
+// Graph node creation, cloning and dependencies.
 bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data,
                      DriverQueries& queries, ApiEvent& event);
 
