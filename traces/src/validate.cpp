@@ -116,6 +116,7 @@ void Validator::check_op(const v1::Op& op) {
 
   check_ref(op, "host thread", op.thread(), tables_.threads().size());
   check_string((op_prefix(op) + "nvtx").c_str(), op.nvtx());
+  check_string((op_prefix(op) + "stack").c_str(), op.stack());
   if (op.host_end() < op.host_start()) report(op_prefix(op) + "host end is before host start");
   if (op.has_device_start() != op.has_device_end())
     report(op_prefix(op) + "has only one of device start and device end");

@@ -109,6 +109,7 @@ uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uin
   s.stream = hb::is_device_op(op) ? op.stream() : 0;
   s.thread = op.thread();
   s.nvtx = op.nvtx();
+  s.stack = op.stack();
   s.agent = agent;
   s.access = a;
   s.nvtx_pattern = stripped_nvtx(s.nvtx);

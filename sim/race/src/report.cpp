@@ -40,6 +40,7 @@ void side_line(std::ostringstream& out, const char* label, const HazardSide& s, 
   out << "    " << label << " #" << s.seq << " " << side_title(s, t) << " on " << where(s, t) << ", "
       << mode_text(s.access) << " " << region_text(s, t);
   if (s.nvtx) out << "\n            nvtx " << t.string(s.nvtx);
+  if (s.stack) out << "\n            stack " << t.string(s.stack);
   out << "\n";
 }
 
@@ -55,6 +56,7 @@ nlohmann::ordered_json side_json(const HazardSide& s, const TraceTables& t) {
   j["role"] = s.stream ? std::string(role_name(t.stream(s.stream)->role())) : "host";
   j["thread"] = s.thread;
   j["nvtx"] = std::string(t.string(s.nvtx));
+  if (s.stack) j["stack"] = std::string(t.string(s.stack));
   j["access"] = {{"address", hex(s.access.lo)},
                  {"bytes", s.access.hi - s.access.lo},
                  {"reads", s.access.reads},

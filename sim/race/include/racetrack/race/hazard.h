@@ -30,6 +30,7 @@ struct HazardSide {
   uint32_t stream = 0;  // 0: a host op
   uint32_t thread = 0;
   uint32_t nvtx = 0;
+  uint32_t stack = 0;  // host call stack string id, when captured
   uint32_t agent = 0;  // happens-before agent (stream or thread)
   ResolvedAccess access;
   v1::CopyDirection direction = v1::COPY_DEFAULT;  // copies

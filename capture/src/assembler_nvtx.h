@@ -1,0 +1,58 @@
+// NVTX for the trace assembler: a range stack per thread (ops carry the
+// joined path "outer/inner"), and racetrack annotations carried by marks and
+// ranges (annotation_codec.h): accesses for the thread's next launch or for
+// every launch inside a "racetrack:op" range, host accesses, buffer labels.
+// Other marks become ANNOTATE_MARK ops; a malformed annotation becomes a mark
+// that says what is wrong, never an abort.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "annotation_codec.h"
+#include "api_event.h"
+#include "assembler_output.h"
+#include "assembler_regions.h"
+
+namespace racetrack::capture {
+
+class NvtxTracker {
+ public:
+  NvtxTracker(TraceOutput& out, RegionTable& regions) : out_(out), regions_(regions) {}
+
+  // A push, pop or mark, in seq order; `payload` holds the message bytes.
+  void on_event(const ApiEvent& event, std::span<const uint64_t> payload);
+  // The thread's interned range path, 0 outside every range.
+  uint32_t path(uint64_t os_tid);
+  // What the thread's next launch touches: the "racetrack:kernel" accesses
+  // given since its last launch (consumed) and those of every open
+  // "racetrack:op" range.
+  std::vector<AnnotatedAccess> take_launch_accesses(uint64_t os_tid);
+
+ private:
+  struct Range {
+    std::string name;
+    std::vector<AnnotatedAccess> accesses;
+  };
+  struct ThreadState {
+    std::vector<Range> ranges;
+    std::vector<AnnotatedAccess> next_launch;
+    std::optional<uint32_t> path;  // cached until the stack changes
+  };
+
+  void push(const ApiEvent& event, const std::string& text);
+  // Applies an annotation that acts at a point (kernel, host, label).
+  void apply(const ApiEvent& event, const ParsedAnnotation& annotation);
+  void label(const ApiEvent& event, const ParsedAnnotation& annotation);
+  v1::Op& begin_op(const ApiEvent& event);
+  void write_mark(const ApiEvent& event, const std::string& text);
+
+  TraceOutput& out_;
+  RegionTable& regions_;
+  std::unordered_map<uint64_t, ThreadState> threads_;
+};
+
+}  // namespace racetrack::capture

@@ -1,0 +1,120 @@
+// The racetrack annotation grammar: what annotate.h writes parses back, other
+// NVTX text is not an annotation, and every malformed item is named.
+#include "annotation_codec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace racetrack::capture {
+namespace {
+
+using ::testing::HasSubstr;
+
+ParsedAnnotation parse_ok(std::string_view text) {
+  auto parsed = parse_annotation(text);
+  EXPECT_TRUE(parsed.ok()) << text << ": " << (parsed.ok() ? "" : parsed.error().message);
+  if (!parsed || !*parsed) {
+    ADD_FAILURE() << text << " is not an annotation";
+    return {};
+  }
+  return **parsed;
+}
+
+std::string parse_error(std::string_view text) {
+  auto parsed = parse_annotation(text);
+  EXPECT_FALSE(parsed.ok()) << text << " parsed";
+  return parsed.ok() ? "" : parsed.error().message;
+}
+
+TEST(AnnotationCodec, OtherTextIsNoAnnotation) {
+  for (std::string_view text :
+       {"forward", "", "racetrack", "Racetrack:kernel r:0x10:4", " racetrack:kernel r:0x10:4"}) {
+    auto parsed = parse_annotation(text);
+    ASSERT_TRUE(parsed.ok()) << text;
+    EXPECT_FALSE(parsed->has_value()) << text;
+  }
+}
+
+TEST(AnnotationCodec, KernelAccessesInEveryMode) {
+  const ParsedAnnotation a =
+      parse_ok("racetrack:kernel r:0x1000:64 w:0xABCdef:8  rw:0x0:1 u:0xffffffffffff0000:4096");
+  EXPECT_EQ(a.verb, AnnotationVerb::kKernel);
+  ASSERT_EQ(a.accesses.size(), 4u);
+  EXPECT_EQ(a.accesses[0].mode, v1::MODE_READ);
+  EXPECT_EQ(a.accesses[0].address, 0x1000u);
+  EXPECT_EQ(a.accesses[0].bytes, 64u);
+  EXPECT_EQ(a.accesses[1].mode, v1::MODE_WRITE);
+  EXPECT_EQ(a.accesses[1].address, 0xABCDEFu);
+  EXPECT_EQ(a.accesses[2].mode, v1::MODE_READ_WRITE);
+  EXPECT_EQ(a.accesses[2].address, 0u);
+  EXPECT_EQ(a.accesses[3].mode, v1::MODE_UNKNOWN);
+  EXPECT_EQ(a.accesses[3].bytes, 4096u);
+}
+
+TEST(AnnotationCodec, ReadsWhatAnnotateHeaderWrites) {
+  // The same format strings as racetrack_annotate_ in annotate.h.
+  char message[256];
+  std::snprintf(message, sizeof message, "racetrack:%s %s:0x%llx:%llu", "host", "w", 0x7f00deadbeefULL,
+                4096ULL);
+  const ParsedAnnotation host = parse_ok(message);
+  EXPECT_EQ(host.verb, AnnotationVerb::kHost);
+  ASSERT_EQ(host.accesses.size(), 1u);
+  EXPECT_EQ(host.accesses[0].address, 0x7f00deadbeefu);
+  EXPECT_EQ(host.accesses[0].mode, v1::MODE_WRITE);
+
+  std::snprintf(message, sizeof message, "racetrack:%s 0x%llx:%llu %s", "label", 0x2000ULL, 512ULL,
+                "offload buffer 3");
+  const ParsedAnnotation label = parse_ok(message);
+  EXPECT_EQ(label.verb, AnnotationVerb::kLabel);
+  EXPECT_EQ(label.name, "offload buffer 3");
+  ASSERT_EQ(label.accesses.size(), 1u);
+  EXPECT_EQ(label.accesses[0].address, 0x2000u);
+  EXPECT_EQ(label.accesses[0].bytes, 512u);
+}
+
+TEST(AnnotationCodec, OpRangesHaveANameAndAnyNumberOfAccesses) {
+  const ParsedAnnotation named = parse_ok("racetrack:op attention");
+  EXPECT_EQ(named.verb, AnnotationVerb::kOp);
+  EXPECT_EQ(named.name, "attention");
+  EXPECT_TRUE(named.accesses.empty());
+  const ParsedAnnotation with = parse_ok("racetrack:op gemm r:0x10:4 w:0x20:4");
+  EXPECT_EQ(with.name, "gemm");
+  ASSERT_EQ(with.accesses.size(), 2u);
+  EXPECT_EQ(with.accesses[1].mode, v1::MODE_WRITE);
+}
+
+TEST(AnnotationCodec, ErrorsNameTheItemAndItsPosition) {
+  EXPECT_THAT(parse_error("racetrack:kernel r:0x10:4 x:0x10:4"), HasSubstr("item 2 'x:0x10:4'"));
+  EXPECT_THAT(parse_error("racetrack:kernel r:0x10:4 x:0x10:4"), HasSubstr("mode 'x'"));
+  EXPECT_THAT(parse_error("racetrack:kernel r:10:4"),
+              HasSubstr("item 1 'r:10:4': address '10' is not 0x<hex>"));
+  EXPECT_THAT(parse_error("racetrack:kernel r:0xzz:4"), HasSubstr("address '0xzz'"));
+  EXPECT_THAT(parse_error("racetrack:kernel r:0x10:4k"), HasSubstr("size '4k'"));
+  EXPECT_THAT(parse_error("racetrack:kernel r:0x10"), HasSubstr("expected 0x<address>:<bytes>"));
+  EXPECT_THAT(parse_error("racetrack:host rw"), HasSubstr("item 1 'rw'"));
+  EXPECT_THAT(parse_error("racetrack:op fwd r:0x10:4 w:0x10:"), HasSubstr("item 3"));
+}
+
+TEST(AnnotationCodec, ZeroBytesAndWrappingRangesAreErrors) {
+  EXPECT_THAT(parse_error("racetrack:kernel w:0x10:0"), HasSubstr("0 bytes"));
+  EXPECT_THAT(parse_error("racetrack:kernel w:0xffffffffffffff00:256"), HasSubstr("overflows"));
+  EXPECT_EQ(parse_ok("racetrack:kernel w:0xffffffffffffff00:255").accesses[0].bytes, 255u);
+  EXPECT_THAT(parse_error("racetrack:kernel w:0x10000000000000000:1"), HasSubstr("address"));
+  EXPECT_THAT(parse_error("racetrack:kernel w:0x10:18446744073709551616"), HasSubstr("size"));
+}
+
+TEST(AnnotationCodec, MissingPartsAndUnknownVerbsAreErrors) {
+  EXPECT_THAT(parse_error("racetrack:kernel"), HasSubstr("at least one access"));
+  EXPECT_THAT(parse_error("racetrack:host   "), HasSubstr("at least one access"));
+  EXPECT_THAT(parse_error("racetrack:label 0x10:4"), HasSubstr("name"));
+  EXPECT_THAT(parse_error("racetrack:label 0x10:4   "), HasSubstr("name"));
+  EXPECT_THAT(parse_error("racetrack:label r:0x10:4 buf"), HasSubstr("not 0x<hex>"));
+  EXPECT_THAT(parse_error("racetrack:op"), HasSubstr("expected <name>"));
+  EXPECT_THAT(parse_error("racetrack:kernels r:0x10:4"), HasSubstr("unknown verb 'kernels'"));
+  EXPECT_THAT(parse_error("racetrack:"), HasSubstr("unknown verb ''"));
+}
+
+}  // namespace
+}  // namespace racetrack::capture
