@@ -82,9 +82,23 @@ Result<AnnotatedAccess> parse_access(std::string_view verb, size_t position, std
   return access;
 }
 
+// "s=0x<hex>": the stream an operator or block belongs to.
+bool is_stream_item(std::string_view item) { return item.substr(0, 2) == "s="; }
+
+Status parse_stream(std::string_view verb, size_t position, std::string_view item, uint64_t& out) {
+  const std::string_view value = item.substr(2);
+  if (value.size() < 3 || value.substr(0, 2) != "0x" || !parse_number(value.substr(2), 16, out))
+    return item_error(verb, position, item, "stream is not s=0x<hex>");
+  return Ok{};
+}
+
 Status parse_accesses(std::string_view verb, const std::vector<Item>& items, size_t first,
-                      std::vector<AnnotatedAccess>& out) {
+                      std::vector<AnnotatedAccess>& out, uint64_t* stream = nullptr) {
   for (size_t i = first; i < items.size(); ++i) {
+    if (stream != nullptr && is_stream_item(items[i].text)) {
+      if (auto status = parse_stream(verb, i + 1, items[i].text, *stream); !status) return status;
+      continue;
+    }
     auto access = parse_access(verb, i + 1, items[i].text);
     if (!access) return access.error();
     out.push_back(*access);
@@ -124,10 +138,31 @@ Result<std::optional<ParsedAnnotation>> parse_annotation(std::string_view messag
     out.verb = AnnotationVerb::kOp;
     if (items.empty()) return make_error("racetrack:op: expected <name> <access>...");
     out.name = std::string(items[0].text);
-    if (auto status = parse_accesses(verb, items, 1, out.accesses); !status) return status.error();
+    if (auto status = parse_accesses(verb, items, 1, out.accesses, &out.stream); !status)
+      return status.error();
+  } else if (verb == "op-out") {
+    out.verb = AnnotationVerb::kOpOutputs;
+    if (items.empty()) return make_error("racetrack:op-out: expected at least one access");
+    if (auto status = parse_accesses(verb, items, 0, out.accesses); !status) return status.error();
+  } else if (verb == "stack") {
+    out.verb = AnnotationVerb::kStack;
+    out.name = std::string(trim(args));
+    if (out.name.empty()) return make_error("racetrack:stack: the stack text is empty");
+  } else if (verb == "block-alloc" || verb == "block-free") {
+    out.verb = verb == "block-alloc" ? AnnotationVerb::kBlockAlloc : AnnotationVerb::kBlockFree;
+    if (items.empty() || items.size() > 2)
+      return make_error("racetrack:" + std::string(verb) + ": expected 0x<address>:<bytes> [s=0x<stream>]");
+    auto extent = parse_extent(verb, 1, items[0].text, items[0].text);
+    if (!extent) return extent.error();
+    out.accesses.push_back(*extent);
+    if (items.size() == 2) {
+      if (!is_stream_item(items[1].text))
+        return item_error(verb, 2, items[1].text, "expected s=0x<stream>");
+      if (auto status = parse_stream(verb, 2, items[1].text, out.stream); !status) return status.error();
+    }
   } else {
     return make_error("racetrack: unknown verb '" + std::string(verb) +
-                      "' (expected kernel, host, label or op)");
+                      "' (expected kernel, host, label, op, op-out, stack, block-alloc or block-free)");
   }
   return std::optional<ParsedAnnotation>(std::move(out));
 }

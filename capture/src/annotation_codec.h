@@ -4,9 +4,16 @@
 //   racetrack:kernel <access>...      the next kernel launched on this thread
 //   racetrack:host <access>...        the host touches these bytes now
 //   racetrack:label 0x<addr>:<bytes> <name>
-//   racetrack:op <name> <access>...   (a range) kernels launched inside it
+//   racetrack:op <name> [s=0x<stream>] <access>...
+//                                     (a range) kernels launched inside it
+//   racetrack:op-out <access>...      (inside an op range) accesses known only
+//                                     after the operator returned (its outputs)
+//   racetrack:stack <text>            (inside an op range) the host call stack
+//   racetrack:block-alloc 0x<addr>:<bytes> [s=0x<stream>]   a framework
+//   racetrack:block-free 0x<addr>:<bytes> [s=0x<stream>]    allocator block
 //
-// where <access> is <r|w|rw|u>:0x<address>:<bytes>.
+// where <access> is <r|w|rw|u>:0x<address>:<bytes> and a stream is the
+// cudaStream_t handle (0 = the legacy default stream).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,12 +32,13 @@ struct AnnotatedAccess {
   uint64_t bytes = 0;
 };
 
-enum class AnnotationVerb { kKernel, kHost, kLabel, kOp };
+enum class AnnotationVerb { kKernel, kHost, kLabel, kOp, kOpOutputs, kStack, kBlockAlloc, kBlockFree };
 
 struct ParsedAnnotation {
   AnnotationVerb verb = AnnotationVerb::kKernel;
-  std::string name;  // label text or operator name
-  std::vector<AnnotatedAccess> accesses;
+  std::string name;  // label text, operator name or stack text
+  std::vector<AnnotatedAccess> accesses;  // for labels and blocks: the one extent
+  uint64_t stream = 0;                    // s=0x<handle> of ops and blocks
 };
 
 inline constexpr std::string_view kAnnotationPrefix = "racetrack:";

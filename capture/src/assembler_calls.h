@@ -23,6 +23,7 @@ struct Call {
   ApiEvent event;
   std::vector<uint64_t> payload;  // argument words or NVTX text
   std::vector<DeviceRecord> records;
+  bool applied = false;  // already acted on out of order (a block-alloc read ahead)
 
   template <typename T>
   const T* first_record() const {
@@ -52,6 +53,8 @@ class CallQueue {
   bool empty() const { return calls_.empty(); }
   // The pending call with the lowest seq.
   Call& head() { return calls_.begin()->second; }
+  // Every pending call, by seq (for reading ahead of the head).
+  std::map<uint64_t, Call>& pending() { return calls_; }
   // Removes the head once written; its correlation id is remembered for a
   // wait, so records still on their way are recognised.
   void pop_head(std::optional<int64_t> now_ns);

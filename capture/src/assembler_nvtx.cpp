@@ -6,9 +6,8 @@
 #include "assembler_ops.h"
 
 namespace racetrack::capture {
-namespace {
 
-std::string message_of(const ApiEvent& event, std::span<const uint64_t> payload) {
+std::string nvtx_message(const ApiEvent& event, std::span<const uint64_t> payload) {
   const size_t available = payload.size() * sizeof(uint64_t);
   size_t length = event.payload_bytes ? std::min<size_t>(event.payload_bytes, available) : available;
   std::string text(length, '\0');
@@ -16,6 +15,8 @@ std::string message_of(const ApiEvent& event, std::span<const uint64_t> payload)
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
+
+namespace {
 
 std::string error_text(const Error& error, const std::string& message) {
   return error.message + " (in \"" + message + "\")";
@@ -30,7 +31,7 @@ void NvtxTracker::on_event(const ApiEvent& event, std::span<const uint64_t> payl
     thread.path.reset();
     return;
   }
-  const std::string text = message_of(event, payload);
+  const std::string text = nvtx_message(event, payload);
   if (event.kind == ApiKind::kNvtxPush) {
     push(event, text);
     return;
@@ -47,12 +48,13 @@ void NvtxTracker::on_event(const ApiEvent& event, std::span<const uint64_t> payl
 void NvtxTracker::push(const ApiEvent& event, const std::string& text) {
   auto parsed = parse_annotation(text);
   // Every push is a range, whatever it says, so that its pop matches.
-  Range range{text.empty() ? "(unnamed)" : text, {}};
+  Range range{text.empty() ? "(unnamed)" : text, {}, false};
   if (!parsed) {
     write_mark(event, error_text(parsed.error(), text));
   } else if (*parsed && (*parsed)->verb == AnnotationVerb::kOp) {
     range.name = (*parsed)->name;
     range.accesses = std::move((*parsed)->accesses);
+    range.op = true;
   } else if (*parsed) {
     apply(event, **parsed);
   }
@@ -77,6 +79,17 @@ void NvtxTracker::apply(const ApiEvent& event, const ParsedAnnotation& annotatio
     }
     case AnnotationVerb::kLabel: label(event, annotation); break;
     case AnnotationVerb::kOp: break;  // ranges only
+    case AnnotationVerb::kOpOutputs:
+    case AnnotationVerb::kStack:
+      // Read ahead by the assembler for the op's kernels; stray ones are reported.
+      if (!in_op_range(event.os_tid))
+        write_mark(event, "racetrack:" + std::string(annotation.verb == AnnotationVerb::kStack ? "stack" : "op-out") +
+                              " outside a racetrack:op range");
+      break;
+    case AnnotationVerb::kBlockAlloc:
+    case AnnotationVerb::kBlockFree:
+      if (block_handler_) block_handler_(event, annotation);
+      break;
   }
 }
 
@@ -127,6 +140,11 @@ uint32_t NvtxTracker::path(uint64_t os_tid) {
     thread.path = out_.intern(joined);
   }
   return *thread.path;
+}
+
+bool NvtxTracker::in_op_range(uint64_t os_tid) const {
+  auto it = threads_.find(os_tid);
+  return it != threads_.end() && !it->second.ranges.empty() && it->second.ranges.back().op;
 }
 
 std::vector<AnnotatedAccess> NvtxTracker::take_launch_accesses(uint64_t os_tid) {

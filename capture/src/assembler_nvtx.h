@@ -6,6 +6,7 @@
 // that says what is wrong, never an abort.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,9 @@
 
 namespace racetrack::capture {
 
+// The text of an NVTX push or mark.
+std::string nvtx_message(const ApiEvent& event, std::span<const uint64_t> payload);
+
 class NvtxTracker {
  public:
   NvtxTracker(TraceOutput& out, RegionTable& regions) : out_(out), regions_(regions) {}
@@ -31,11 +35,19 @@ class NvtxTracker {
   // given since its last launch (consumed) and those of every open
   // "racetrack:op" range.
   std::vector<AnnotatedAccess> take_launch_accesses(uint64_t os_tid);
+  // Whether the thread's innermost open range is a "racetrack:op" range
+  // (whose op-out and stack marks the assembler looks ahead for).
+  bool in_op_range(uint64_t os_tid) const;
+  // Framework allocator blocks (block-alloc / block-free marks) need streams
+  // and memory ops, which the assembler owns.
+  using BlockHandler = std::function<void(const ApiEvent&, const ParsedAnnotation&)>;
+  void set_block_handler(BlockHandler handler) { block_handler_ = std::move(handler); }
 
  private:
   struct Range {
     std::string name;
     std::vector<AnnotatedAccess> accesses;
+    bool op = false;
   };
   struct ThreadState {
     std::vector<Range> ranges;
@@ -53,6 +65,7 @@ class NvtxTracker {
   TraceOutput& out_;
   RegionTable& regions_;
   std::unordered_map<uint64_t, ThreadState> threads_;
+  BlockHandler block_handler_;
 };
 
 }  // namespace racetrack::capture

@@ -15,9 +15,22 @@ LiveRegion RegionTable::add(v1::AddressSpace space, uint64_t base, uint64_t size
   // The Alloc op may land in the next chunk: the region says where it is.
   r.set_alloc_seq(alloc_seq);
   LiveRegion live{count_, base, size, space, origin, device, out_.generation()};
-  Map& map = origin == v1::ORIGIN_ANNOTATION ? annotations_ : allocations_;
-  map[base] = live;  // a base reused without a seen free replaces the old range
+  map_for(origin)[base] = live;  // a base reused without a seen free replaces the old range
   return live;
+}
+
+RegionTable::Map& RegionTable::map_for(v1::RegionOrigin origin) {
+  if (origin == v1::ORIGIN_ANNOTATION) return annotations_;
+  if (origin == v1::ORIGIN_FRAMEWORK_BLOCK) return blocks_;
+  return allocations_;
+}
+
+std::optional<LiveRegion> RegionTable::remove_block(uint64_t base, uint64_t bytes) {
+  auto it = blocks_.find(base);
+  if (it == blocks_.end() || it->second.size != bytes) return std::nullopt;
+  LiveRegion region = it->second;
+  blocks_.erase(it);
+  return region;
 }
 
 std::optional<LiveRegion> RegionTable::remove_at(uint64_t base) {
@@ -50,12 +63,13 @@ const LiveRegion* RegionTable::find_in(const Map& map, uint64_t lo, uint64_t byt
 }
 
 const LiveRegion* RegionTable::containing(uint64_t lo, uint64_t bytes) const {
-  if (const LiveRegion* r = find_in(annotations_, lo, bytes)) return r;
-  return find_in(allocations_, lo, bytes);
+  for (const Map* map : {&annotations_, &blocks_, &allocations_})
+    if (const LiveRegion* r = find_in(*map, lo, bytes)) return r;
+  return nullptr;
 }
 
 const LiveRegion* RegionTable::exactly(uint64_t base, uint64_t bytes) const {
-  for (const Map* map : {&annotations_, &allocations_}) {
+  for (const Map* map : {&annotations_, &blocks_, &allocations_}) {
     auto it = map->find(base);
     if (it != map->end() && it->second.size == bytes) return &it->second;
   }

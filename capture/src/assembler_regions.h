@@ -1,7 +1,7 @@
 // The live address ranges the trace assembler knows: allocations (driver,
 // pool, pinned host, VMM, module globals) and ranges named by racetrack
-// labels. Like the checker, it looks annotation ranges up before
-// allocations, so a label inside a segment is the finer answer. Freed
+// labels. Like the checker, it looks annotation ranges up first, then
+// framework blocks (tensors), then allocations: the finest answer wins. Freed
 // regions are forgotten: memory follows the live set, not the capture length.
 #pragma once
 #include <cstdint>
@@ -36,6 +36,8 @@ class RegionTable {
                  v1::RegionOrigin origin, uint64_t alloc_seq, uint32_t label = 0);
   // The allocation starting at `base`, removed from the live set.
   std::optional<LiveRegion> remove_at(uint64_t base);
+  // The framework block that is exactly [base, base + bytes), removed.
+  std::optional<LiveRegion> remove_block(uint64_t base, uint64_t bytes);
   // Every allocation of `origin` inside [lo, lo + bytes), removed.
   std::vector<LiveRegion> remove_inside(uint64_t lo, uint64_t bytes, v1::RegionOrigin origin);
 
@@ -52,7 +54,9 @@ class RegionTable {
   static const LiveRegion* find_in(const Map& map, uint64_t lo, uint64_t bytes);
 
   TraceOutput& out_;
+  Map& map_for(v1::RegionOrigin origin);
   Map allocations_;
+  Map blocks_;  // framework allocator blocks: inside allocations, may share their base
   Map annotations_;
   uint32_t count_ = 0;
 };

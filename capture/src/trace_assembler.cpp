@@ -9,6 +9,7 @@
 #include "assembler_graphs.h"
 #include "assembler_memory.h"
 #include "assembler_nvtx.h"
+#include "assembler_op_ranges.h"
 #include "assembler_ops.h"
 #include "assembler_output.h"
 #include "assembler_regions.h"
@@ -71,7 +72,9 @@ struct TraceAssembler::State {
         events(out),
         regions(out),
         nvtx(out, regions),
-        memory(out, regions) {}
+        memory(out, regions) {
+    nvtx.set_block_handler([this](const ApiEvent& e, const ParsedAnnotation& a) { on_block(e, a); });
+  }
 
   AssemblerOptions options;
   AssemblerStats stats;
@@ -86,11 +89,17 @@ struct TraceAssembler::State {
   uint64_t complete_below = 0;
   std::optional<int64_t> now;
   bool finishing = false;
+  // The context of each thread's latest API call: NVTX marks name streams by
+  // handle only.
+  std::unordered_map<uint64_t, uint32_t> thread_context;
+  uint32_t current_stack = 0;  // the host stack of the op being written
 
   void write_ready();
   bool records_complete(const Call& call) const;
   uint64_t graph_exec_of(const Call& call) const;
-  void write_call(Call& call, bool records_missing);
+  void write_call(Call& call, bool records_missing, const OpRangeTail* tail);
+  bool reads_op_range(const Call& call) const;
+  void on_block(const ApiEvent& event, const ParsedAnnotation& block);
   void write_graph_launch(const Call& call, v1::Op& op, uint32_t device);
   uint32_t context_of(const Call& call) const;
   uint32_t stream_of(const Call& call);
@@ -119,6 +128,7 @@ v1::Op& TraceAssembler::State::begin_op(const Call& call, uint32_t stream) {
   op.set_stream(stream);
   op.set_correlation_id(e.correlation);
   op.set_nvtx(nvtx.path(e.os_tid));
+  op.set_stack(current_stack);
   return op;
 }
 
@@ -158,18 +168,66 @@ void TraceAssembler::State::write_ready() {
     Call& call = calls.head();
     if (!finishing && call.event.seq >= complete_below) break;  // earlier calls may still come
     const bool complete = records_complete(call);
-    if (!complete && !finishing) {
-      const int64_t ended = std::max(call.event.host_end, call.event.host_start);
-      if (!now || *now - ended <= options.record_wait_ns) break;
+    const int64_t ended = std::max(call.event.host_end, call.event.host_start);
+    const bool waited_enough = finishing || (now && *now - ended > options.record_wait_ns);
+    if (!complete && !waited_enough) break;
+    std::optional<OpRangeTail> tail;
+    if (reads_op_range(call)) {
+      tail = read_op_range_tail(calls, call);
+      if (!tail && !waited_enough) break;  // the operator's range is still open
     }
-    write_call(call, !complete);
+    write_call(call, !complete, tail ? &*tail : nullptr);
     calls.pop_head(now);
   }
   sync_stats();
 }
 
-void TraceAssembler::State::write_call(Call& call, bool records_missing) {
+bool TraceAssembler::State::reads_op_range(const Call& call) const {
+  const ApiKind kind = call.event.kind;
+  return (kind == ApiKind::kLaunch || kind == ApiKind::kMemcpy || kind == ApiKind::kMemset) &&
+         !failed(call.event) && nvtx.in_op_range(call.event.os_tid);
+}
+
+// A framework allocator block (a tensor's storage) becomes live or is freed,
+// stream-ordered on the stream it belongs to.
+void TraceAssembler::State::on_block(const ApiEvent& e, const ParsedAnnotation& block) {
+  const AnnotatedAccess& extent = block.accesses.front();
+  auto known = thread_context.find(e.os_tid);
+  const uint32_t context = known == thread_context.end() ? 0 : known->second;
+  ApiEvent named;
+  named.stream = block.stream;
+  named.os_tid = e.os_tid;
+  const uint32_t stream = streams.stream_for(named, context, kNoId);
+  uint32_t region = 0;
+  if (block.verb == AnnotationVerb::kBlockAlloc) {
+    const LiveRegion* segment = regions.containing(extent.address, extent.bytes);
+    const uint32_t device = segment ? segment->device : streams.device_of(context);
+    region = regions
+                 .add(v1::SPACE_DEVICE, extent.address, extent.bytes, device, v1::ORIGIN_FRAMEWORK_BLOCK,
+                      out.next_seq())
+                 .id;
+  } else if (auto freed = regions.remove_block(extent.address, extent.bytes)) {
+    region = freed->id;
+  } else {
+    ++stats.unknown_frees;
+    return;
+  }
+  v1::Op& op = out.begin_op(e.os_tid, e.host_start, e.host_end);
+  op.set_stream(stream);
+  op.set_nvtx(nvtx.path(e.os_tid));
+  if (block.verb == AnnotationVerb::kBlockAlloc) {
+    op.mutable_alloc()->set_region(region);
+    op.mutable_alloc()->set_stream_ordered(true);
+  } else {
+    op.mutable_free()->set_region(region);
+    op.mutable_free()->set_stream_ordered(true);
+  }
+  out.end_op();
+}
+
+void TraceAssembler::State::write_call(Call& call, bool records_missing, const OpRangeTail* tail) {
   const ApiEvent& e = call.event;
+  if (call.applied) return;
   if (is_nvtx(e.kind)) return nvtx.on_event(e, call.payload);
   switch (e.kind) {
     case ApiKind::kGraphNodeCreated: return graphs.on_node_created(e.handle, e.value);
@@ -181,6 +239,17 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing) {
   // failed or was captured.
   std::vector<AnnotatedAccess> launch_accesses;
   if (e.kind == ApiKind::kLaunch) launch_accesses = nvtx.take_launch_accesses(e.os_tid);
+  current_stack = 0;
+  if (tail) {
+    // The blocks the operator allocated exist before its kernels run.
+    for (Call* alloc : tail->block_allocs) {
+      nvtx.on_event(alloc->event, alloc->payload);
+      alloc->applied = true;
+    }
+    if (e.kind == ApiKind::kLaunch)
+      launch_accesses.insert(launch_accesses.end(), tail->outputs.begin(), tail->outputs.end());
+    if (!tail->stack.empty()) current_stack = out.intern(tail->stack);
+  }
   if (failed(e)) {
     ++stats.failed_calls;
     return;
@@ -193,6 +262,7 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing) {
   if (captured(e)) return;
 
   const uint32_t context = context_of(call);
+  thread_context[e.os_tid] = context;
   switch (e.kind) {
     case ApiKind::kStreamCreate: return streams.on_create(e, context);
     case ApiKind::kStreamDestroy: return streams.on_destroy(e, context);

@@ -116,5 +116,38 @@ TEST(AnnotationCodec, MissingPartsAndUnknownVerbsAreErrors) {
   EXPECT_THAT(parse_error("racetrack:"), HasSubstr("unknown verb ''"));
 }
 
+// The messages of the PyTorch integration (capture/python/racetrack_torch/messages.py).
+TEST(AnnotationCodec, TorchOperatorMessages) {
+  const ParsedAnnotation op = parse_ok("racetrack:op aten::add_.Tensor s=0x5a0 rw:0x7f00:64 r:0x7f40:64");
+  EXPECT_EQ(op.verb, AnnotationVerb::kOp);
+  EXPECT_EQ(op.name, "aten::add_.Tensor");
+  EXPECT_EQ(op.stream, 0x5a0u);
+  ASSERT_EQ(op.accesses.size(), 2u);
+  EXPECT_EQ(op.accesses[0].mode, v1::MODE_READ_WRITE);
+
+  const ParsedAnnotation out = parse_ok("racetrack:op-out w:0x8000:128");
+  EXPECT_EQ(out.verb, AnnotationVerb::kOpOutputs);
+  ASSERT_EQ(out.accesses.size(), 1u);
+  EXPECT_EQ(out.accesses[0].bytes, 128u);
+
+  const ParsedAnnotation stack = parse_ok("racetrack:stack train.py:12 forward <- train.py:40 step");
+  EXPECT_EQ(stack.verb, AnnotationVerb::kStack);
+  EXPECT_EQ(stack.name, "train.py:12 forward <- train.py:40 step");
+
+  const ParsedAnnotation alloc = parse_ok("racetrack:block-alloc 0x7f00:512 s=0x0");
+  EXPECT_EQ(alloc.verb, AnnotationVerb::kBlockAlloc);
+  EXPECT_EQ(alloc.stream, 0u);
+  EXPECT_EQ(alloc.accesses[0].address, 0x7f00u);
+  EXPECT_EQ(parse_ok("racetrack:block-free 0x7f00:512 s=0x1f").stream, 0x1fu);
+}
+
+TEST(AnnotationCodec, TorchMessageErrors) {
+  EXPECT_THAT(parse_error("racetrack:op aten::mul s=0xzz"), HasSubstr("stream is not s=0x<hex>"));
+  EXPECT_THAT(parse_error("racetrack:op-out"), HasSubstr("at least one access"));
+  EXPECT_THAT(parse_error("racetrack:stack   "), HasSubstr("empty"));
+  EXPECT_THAT(parse_error("racetrack:block-alloc 0x10:8 x=1"), HasSubstr("expected s=0x<stream>"));
+  EXPECT_THAT(parse_error("racetrack:block-free"), HasSubstr("expected 0x<address>:<bytes>"));
+}
+
 }  // namespace
 }  // namespace racetrack::capture
