@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "callback_decoder.h"
 #include "capture_config.h"
@@ -63,12 +64,47 @@ int64_t now_ns() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Thread states are pooled: a thread that ends hands its state (and the log
+// the collector keeps draining) to the next thread that calls CUDA, so
+// short-lived threads cost no memory. The pointer is a plain thread_local
+// (never destroyed), because CUDA calls made from static destructors at exit
+// still arrive after the thread's thread_local objects are gone.
+std::mutex g_states_mutex;
+std::vector<ThreadState*> g_free_states;
+thread_local ThreadState* t_state = nullptr;
+thread_local bool t_exiting = false;
+
+struct ThreadReaper {
+  ~ThreadReaper() {
+    t_exiting = true;
+    if (t_state == nullptr) return;
+    t_state->slot->inflight.store(ThreadSlot::kIdle, std::memory_order_release);
+    std::lock_guard lock(g_states_mutex);
+    g_free_states.push_back(t_state);
+    t_state = nullptr;
+  }
+};
+
 ThreadState& thread_state() {
-  thread_local std::unique_ptr<ThreadState> state;
-  if (!state) {
-    state = std::make_unique<ThreadState>();
+  if (t_state != nullptr) return *t_state;
+  ThreadState* state = nullptr;
+  {
+    std::lock_guard lock(g_states_mutex);
+    if (!g_free_states.empty()) {
+      state = g_free_states.back();
+      g_free_states.pop_back();
+    }
+  }
+  if (state == nullptr) {
+    state = new ThreadState;
     state->slot = g_collector->register_thread();
-    state->os_tid = static_cast<uint64_t>(syscall(SYS_gettid));
+  }
+  state->os_tid = static_cast<uint64_t>(syscall(SYS_gettid));
+  state->depth = 0;
+  t_state = state;
+  if (!t_exiting) {
+    thread_local ThreadReaper reaper;
+    (void)reaper;
   }
   return *state;
 }
