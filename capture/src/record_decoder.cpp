@@ -175,7 +175,9 @@ KernelRecord decode_kernel(const CUpti_ActivityKernel10& k) {
   return out;
 }
 
-CopyRecord decode_copy(const CUpti_ActivityMemcpy6& c) {
+// The fields plain and peer-to-peer copy records share.
+template <typename Record>
+CopyRecord decode_copy_fields(const Record& c) {
   CopyRecord out;
   out.correlation = c.correlationId;
   out.device = c.deviceId;
@@ -193,24 +195,13 @@ CopyRecord decode_copy(const CUpti_ActivityMemcpy6& c) {
   return out;
 }
 
+CopyRecord decode_copy(const CUpti_ActivityMemcpy6& c) { return decode_copy_fields(c); }
+
 CopyRecord decode_peer_copy(const CUpti_ActivityMemcpyPtoP4& c) {
-  CopyRecord out;
-  out.correlation = c.correlationId;
-  out.device = c.deviceId;
-  out.context_id = c.contextId;
-  out.stream_id = c.streamId;
-  out.start = timestamp(c.start);
-  out.end = timestamp(c.end);
-  out.bytes = c.bytes;
-  out.copy_kind = c.copyKind;
-  out.src_kind = memory_kind(c.srcKind);
-  out.dst_kind = memory_kind(c.dstKind);
-  out.async = (c.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+  CopyRecord out = decode_copy_fields(c);
   out.peer = true;
   out.src_device = c.srcDeviceId;
   out.dst_device = c.dstDeviceId;
-  out.graph_id = c.graphId;
-  out.graph_node_id = c.graphNodeId;
   return out;
 }
 
