@@ -242,6 +242,7 @@ void DetailsPanel::addOp(const QString& title, uint64_t seq, const std::optional
     row(s, tr("device"), span(op.device_start(), op.device_end()));
   if (auto ref = model_->find(seq)) row(s, tr("timeline"), span(model_->start(*ref), model_->end(*ref)));
   row(s, tr("NVTX"), op.nvtx() ? q(t.string(op.nvtx())) : tr("(none)"));
+  if (op.stack()) row(s, tr("host stack"), q(t.string(op.stack())));
   if (op.correlation_id()) row(s, tr("correlation id"), QString::number(op.correlation_id()));
   addAccesses(s, op, overlap, side);
   addArguments(s, op);

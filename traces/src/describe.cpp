@@ -223,6 +223,7 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
   else
     out += "  thread " + std::to_string(op.thread());
   if (op.nvtx()) out += "  nvtx " + std::string(t.string(op.nvtx()));
+  if (op.stack()) out += "  stack " + std::string(t.string(op.stack()));
   if (op.has_device_start())
     out += "  dev " + std::to_string(op.device_start()) + ".." + std::to_string(op.device_end()) + " ns";
   return out;
