@@ -30,6 +30,9 @@ cp "$build/capture/libracetrack_capture.so" "$out/lib/"
 cp capture/workloads/expected.json "$out/capture/workloads/"
 cp capture/workloads/torch/*.py "$out/capture/workloads/torch/"
 cp tests/gpu/*.sh tests/gpu/*.py tests/gpu/README.md "$out/tests/gpu/"
+# The replay checks (run_replay_checks.sh) replay the samples against their manifest.
+mkdir -p "$out/traces/samples"
+cp traces/samples/*.pbtxt traces/samples/manifest.json "$out/traces/samples/"
 # `racetrack capture --torch` looks for its Python package at bin/../python.
 if [ -d capture/python ]; then
   mkdir -p "$out/python"
@@ -91,6 +94,9 @@ else
 fi
 
 "$out/bin/racetrack" --help > /dev/null || die "the bundled racetrack does not run"
+# A string only the CUDA replay backend has (sim/replay/src/cuda_backend.cu).
+grep -qa "the replay kernels need" "$out/bin/racetrack" ||
+  echo "gpu-bundle: warning: racetrack was built without the CUDA replay backend (no nvcc?), the replay checks will fail" >&2
 size_kib=$(du -sk "$out" | cut -f1)
 echo "gpu-bundle: $out is $((size_kib / 1024)) MiB ($(find "$out" -type f | wc -l) files)"
 [ "$size_kib" -le $((limit_mib * 1024)) ] || die "$out is over $limit_mib MiB"

@@ -22,8 +22,9 @@ TEST(ReplayCudaCli, WithoutAGpuNamesWhatIsMissingAndExitsTwo) {
   TempDir dir;
   const std::string out = dir.path("replayed.rtrace");
   for (const char* sample : {"c1_reload_not_waited.race.pbtxt", "host_join_thread.clean.pbtxt"}) {
-    const CliRun r = run_cli(dir, "replay --backend cuda --stress --repeat 2 --format json -o " + shell_quote(out) +
-                                      " " + shell_quote(sim_test::kSamples + "/" + sample));
+    const CliRun r =
+        run_cli(dir, "replay --backend cuda --stress --repeat 2 --format json -o " + shell_quote(out) + " " +
+                         shell_quote(sim_test::kSamples + "/" + sample));
     EXPECT_EQ(r.code, 2) << sample;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_NE(r.err.find("--backend cuda: " + why), std::string::npos) << r.err;

@@ -40,7 +40,9 @@ uint32_t index_of(const Lowered& l, uint64_t seq) {
   return static_cast<uint32_t>(i);
 }
 
-const replay::OpLaunch& op(const Lowered& l, uint64_t seq) { return l.launches.ops.at(index_of(l, seq)); }
+const replay::OpLaunch& op(const Lowered& l, uint64_t seq) {
+  return l.launches.ops.at(index_of(l, seq));
+}
 
 // The ops whose done events op `o` waits for on its stream, or joins.
 std::vector<uint64_t> event_seqs(const Lowered& l, uint32_t first, uint32_t count) {
@@ -260,12 +262,14 @@ Emulated emulate(const Lowered& l, const std::vector<race::Hazard>& hazards, uin
     const replay::HostRun run = replay::assemble_run(l.program, l.plan, l.launches, std::move(measured));
     if (!run.mismatches.empty()) {
       ++out.corrupted_runs;
-      if (out.first.empty()) out.first = "seed " + std::to_string(seed) + ": " + describe(l.program, run.mismatches[0]);
+      if (out.first.empty())
+        out.first = "seed " + std::to_string(seed) + ": " + describe(l.program, run.mismatches[0]);
     }
     for (size_t k = 0; k < hazards.size(); ++k) {
       const uint32_t a = index_of(l, hazards[k].first.seq), b = index_of(l, hazards[k].second.seq);
-      out.manifested[k] += std::any_of(run.mismatches.begin(), run.mismatches.end(),
-                                       [&](const des::Mismatch& m) { return des::shows_hazard(m, a, b, hazards[k]); });
+      out.manifested[k] +=
+          std::any_of(run.mismatches.begin(), run.mismatches.end(),
+                      [&](const des::Mismatch& m) { return des::shows_hazard(m, a, b, hazards[k]); });
     }
   }
   return out;

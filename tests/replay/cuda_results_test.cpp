@@ -2,8 +2,9 @@
 // log (granules in any order) becomes the same traced byte ranges the host
 // backend reports, the final stamps show a write that landed out of order,
 // and the measured times become a timeline.
-#include "cuda_launch_list.h"
 #include "cuda_results.h"
+
+#include "cuda_launch_list.h"
 #include "launch_emulator.h"
 #include "replay_test_support.h"
 
@@ -26,7 +27,9 @@ std::unique_ptr<Setup> setup(const std::string& path, uint64_t granule, uint64_t
   return s;
 }
 
-uint32_t index_of(const Setup& s, uint64_t seq) { return static_cast<uint32_t>(s.program.index_of(seq)); }
+uint32_t index_of(const Setup& s, uint64_t seq) {
+  return static_cast<uint32_t>(s.program.index_of(seq));
+}
 
 // c1 buggy: #7 (the H2D) reads P, which the sequential run leaves to #4.
 const std::string kC1 = sim_test::kSamples + "/c1_reload_not_waited.race.pbtxt";

@@ -1,8 +1,14 @@
-// Finds out whether a CUDA GPU is usable, without linking CUDA: the driver
-// library is opened at run time, so the tool builds and runs everywhere.
+// Finds out whether a CUDA GPU is usable. The driver library is opened at
+// run time (the tool builds and runs everywhere), which names what is
+// missing most precisely; a build with the CUDA backend then asks its
+// (statically linked) runtime too.
 #include <dlfcn.h>
 
 #include "racetrack/replay/replay.h"
+
+#ifdef RACETRACK_HAVE_CUDA_BACKEND
+#include "cuda_backend.h"
+#endif
 
 namespace racetrack::replay {
 
@@ -23,8 +29,14 @@ bool cuda_available(std::string& why) {
     why = "no CUDA GPU on this machine (cuInit/cuDeviceGetCount found none): use --backend host";
     return false;
   }
-  why = "this build has no CUDA replay backend yet (a GPU is present): use --backend host";
+#ifdef RACETRACK_HAVE_CUDA_BACKEND
+  return cuda_runtime_ready(why);
+#else
+  why =
+      "this build has no CUDA replay backend (configured without nvcc, or with RACETRACK_BUILD_CUDA=OFF): "
+      "use --backend host";
   return false;
+#endif
 }
 
 }  // namespace racetrack::replay

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include "stamps.h"
 
 namespace racetrack::replay {
 namespace {
@@ -42,10 +43,10 @@ class HostReplay {
     for (auto& w : workers) w.join();
     HostRun run;
     for (auto& f : found) run.mismatches.insert(run.mismatches.end(), f.begin(), f.end());
-    check_final(run.mismatches);
-    std::sort(run.mismatches.begin(), run.mismatches.end(), [](const des::Mismatch& a, const des::Mismatch& b) {
-      return std::tie(a.reader, a.lo) < std::tie(b.reader, b.lo);
-    });
+    add_final_mismatches(p_, plan_, [this](uint32_t space, uint64_t g) {
+      return arenas_.at(space)[g].load(std::memory_order_relaxed);
+    }, run.mismatches);
+    sort_mismatches(run.mismatches);
     for (const des::OpTimes& t : times_)
       run.times.makespan_ns = std::max({run.times.makespan_ns, t.host_end, t.device_end});
     run.times.times = std::move(times_);
@@ -87,124 +88,59 @@ class HostReplay {
     if (it != o_.delays.end()) std::this_thread::sleep_for(std::chrono::nanoseconds(it->second));
   }
 
-  // Granule indices whose start lies in the arena image of [lo, hi).
-  std::pair<uint64_t, uint64_t> granules(race::SpaceKey space, uint64_t lo, uint64_t hi) const {
-    const uint64_t g = plan_.granule();
-    const uint64_t a = plan_.offset(space, lo), b = plan_.offset(space, hi);
-    return {(a + g - 1) / g, (b + g - 1) / g};
-  }
-
-  // The traced bytes of [lo, hi) (whose arena image starts at `a`) that
-  // land in granule g: exact unscaled, within 1/scale bytes scaled down.
-  std::pair<uint64_t, uint64_t> traced_span(uint64_t lo, uint64_t hi, uint64_t a, uint64_t g) const {
-    auto back = [&](uint64_t y) {
-      if (y <= a) return lo;
-      const double s = plan_.scale();
-      const uint64_t d = s >= 1.0 ? y - a : static_cast<uint64_t>(std::ceil(static_cast<double>(y - a) / s));
-      return std::min(hi, lo + d);
-    };
-    return {back(g * plan_.granule()), back((g + 1) * plan_.granule())};
-  }
-
-  // Adds granule g of [lo, hi) to `out`, merged with the previous entry
-  // when it continues it.
-  void add_mismatch(std::vector<des::Mismatch>& out, uint32_t reader, uint32_t expected, uint32_t observed,
-                    race::SpaceKey space, uint64_t lo, uint64_t hi, uint64_t g) const {
-    const auto [a_lo, a_hi] = traced_span(lo, hi, plan_.offset(space, lo), g);
-    des::Mismatch* prev = out.empty() ? nullptr : &out.back();
-    if (prev && prev->reader == reader && prev->expected == expected && prev->observed == observed &&
-        prev->space == space && prev->lo <= a_lo && prev->hi >= a_lo)
-      prev->hi = std::max(prev->hi, a_hi);
-    else
-      out.push_back({reader, expected, observed, space, a_lo, a_hi});
-  }
-
-  void check_reads(uint32_t op, std::vector<des::Mismatch>& out) {
-    const des::SimOp& s = p_.ops[op];
-    for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-      const des::SimAccess& acc = p_.accesses[a];
-      if (!acc.reads) continue;
-      auto* arena = arenas_.at(acc.space).get();
-      const auto [first, last] = reference_.expected(a);
-      for (const des::ExpectedWriter* e = first; e != last; ++e) {
-        const uint32_t expected = e->writer == des::kInitial ? 0 : e->writer + 1;
-        const auto [g0, g1] = granules(acc.space, e->lo, e->hi);
-        for (uint64_t g = g0; g < g1; ++g) {
-          const uint32_t seen = arena[g].load(std::memory_order_relaxed);
-          if (seen == expected) continue;
-          // Report in traced addresses: the granule's span within e.
-          add_mismatch(out, op, e->writer, seen == 0 ? des::kInitial : seen - 1, acc.space, e->lo, e->hi, g);
-        }
+  // Compares the granules op's reads check with the sequential run's
+  // versions; `checks` is the calling thread's scratch space.
+  void check_reads(uint32_t op, std::vector<GranuleCheck>& checks, std::vector<des::Mismatch>& out) {
+    checks.clear();
+    add_read_checks(p_, plan_, reference_, op, checks);
+    for (const GranuleCheck& c : checks) {
+      const auto* arena = arenas_.at(c.space).get();
+      for (uint64_t g = c.g0; g < c.g1; ++g) {
+        const uint32_t seen = arena[g].load(std::memory_order_relaxed);
+        if (seen != c.expected)
+          add_granule_mismatch(plan_, {op, writer_of(c.expected), writer_of(seen), c.space, c.lo, c.hi}, g, out);
       }
     }
   }
 
-  // After the run: every granule must hold its last writer in submission
-  // order, as in the sequential run (a WAW shows here when nothing reads the
-  // bytes afterwards). Walks the writes backwards, so the first one to
-  // reach a granule is its expected writer.
-  void check_final(std::vector<des::Mismatch>& out) const {
-    std::map<race::SpaceKey, std::vector<bool>> settled;
-    for (race::SpaceKey space : plan_.spaces())
-      settled[space].assign(plan_.arena_bytes(space) / plan_.granule() + 1, false);
-    std::vector<des::Mismatch> found;
-    for (uint32_t op = static_cast<uint32_t>(p_.ops.size()); op-- > 0;) {
-      const des::SimOp& s = p_.ops[op];
-      for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-        const des::SimAccess& acc = p_.accesses[a];
-        if (!acc.writes) continue;
-        auto* arena = arenas_.at(acc.space).get();
-        std::vector<bool>& done = settled[acc.space];
-        const auto [g0, g1] = granules(acc.space, acc.lo, acc.hi);
-        for (uint64_t g = g0; g < g1; ++g) {
-          if (done[g]) continue;
-          done[g] = true;
-          const uint32_t seen = arena[g].load(std::memory_order_relaxed);
-          if (seen != op + 1)
-            add_mismatch(found, des::kInitial, op, seen == 0 ? des::kInitial : seen - 1, acc.space, acc.lo,
-                         acc.hi, g);
-        }
-      }
-    }
-    out.insert(out.end(), found.begin(), found.end());
-  }
-
-  void stamp_writes(uint32_t op) {
-    const des::SimOp& s = p_.ops[op];
-    for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-      const des::SimAccess& acc = p_.accesses[a];
-      if (!acc.writes) continue;
-      auto* arena = arenas_.at(acc.space).get();
-      const auto [g0, g1] = granules(acc.space, acc.lo, acc.hi);
-      for (uint64_t g = g0; g < g1; ++g) arena[g].store(op + 1, std::memory_order_relaxed);
+  void stamp_writes(uint32_t op, std::vector<GranuleWrite>& writes) {
+    writes.clear();
+    add_writes(p_, plan_, op, writes);
+    for (const GranuleWrite& w : writes) {
+      auto* arena = arenas_.at(w.space).get();
+      for (uint64_t g = w.g0; g < w.g1; ++g) arena[g].store(stamp_of(op), std::memory_order_relaxed);
     }
   }
 
   void host_thread(uint32_t t, std::vector<des::Mismatch>& out) {
+    std::vector<GranuleCheck> checks;
+    std::vector<GranuleWrite> writes;
     for (uint32_t op : p_.threads[t]) {
       const des::SimOp& s = p_.ops[op];
       if (!s.device) hold(op);
       times_[op].host_start = now();
       spin(s.call_ns);
       times_[op].issue = now();
-      if (!s.device) check_reads(op, out);
+      if (!s.device) check_reads(op, checks, out);
       mark(op, kIssued);
       wait_all(s.host_deps, s.host_dep_count);
-      if (!s.device) stamp_writes(op);
+      if (!s.device) stamp_writes(op, writes);
       times_[op].host_end = now();
       mark(op, kHostDone);
     }
   }
 
   void stream_worker(const std::vector<uint32_t>& ops, std::vector<des::Mismatch>& out) {
+    std::vector<GranuleCheck> checks;
+    std::vector<GranuleWrite> writes;
     for (uint32_t op : ops) {
       const des::SimOp& s = p_.ops[op];
       wait_all(s.device_deps, s.device_dep_count);
       hold(op);
       times_[op].device_start = now();
-      check_reads(op, out);
+      check_reads(op, checks, out);
       spin(s.device_ns);
-      stamp_writes(op);
+      stamp_writes(op, writes);
       times_[op].device_end = now();
       mark(op, kDeviceDone);
     }

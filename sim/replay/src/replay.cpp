@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include "host_backend.h"
+#ifdef RACETRACK_HAVE_CUDA_BACKEND
+#include "cuda_backend.h"
+#include "cuda_results.h"
+#endif
 
 namespace racetrack::replay {
 namespace {
@@ -44,6 +49,26 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   report.scale = plan.scale();
   for (const race::Hazard& h : check->shown) report.hazards.push_back({h, 0, {}});
 
+  // The backend: one run of the plan with the given delays.
+  std::function<Result<HostRun>(const HostRunOptions&)> run_backend =
+      [&](const HostRunOptions& o) -> Result<HostRun> { return run_on_host(p, plan, reference, o); };
+#ifdef RACETRACK_HAVE_CUDA_BACKEND
+  LaunchList launches;
+  std::unique_ptr<CudaBackend> gpu;
+  if (options.backend == "cuda") {
+    launches = lower_to_launches(p, plan, reference);
+    std::string error;
+    gpu = CudaBackend::create(launches, error);
+    if (!gpu) return make_error("--backend cuda: " + error);
+    run_backend = [&](const HostRunOptions& o) -> Result<HostRun> {
+      DeviceRun measured;
+      std::string run_error;
+      if (!gpu->run(o.delays, o.traced_timing, measured, run_error)) return make_error("--backend cuda: " + run_error);
+      return assemble_run(p, plan, launches, std::move(measured));
+    };
+  }
+#endif
+
   for (uint32_t run = 0; run < std::max(1u, options.repeat); ++run) {
     HostRunOptions o;
     o.traced_timing = options.traced_timing;
@@ -62,7 +87,9 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
         o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = run % 2 ? 3 * half - delay : delay;
       }
     const auto started = std::chrono::steady_clock::now();
-    HostRun result = run_on_host(p, plan, reference, o);
+    auto ran = run_backend(o);
+    if (!ran) return ran.error();
+    HostRun& result = *ran;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ++report.runs;
     if (run == 0) {

@@ -1,0 +1,163 @@
+#include "cuda_launch_list.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "racetrack/des/values.h"
+#include "racetrack/replay/plan.h"
+
+namespace racetrack::replay {
+namespace {
+
+const des::SimAccess* first_access(const des::Program& p, const des::SimOp& s, bool writes) {
+  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
+    if (writes ? p.accesses[a].writes : p.accesses[a].reads && !p.accesses[a].writes) return &p.accesses[a];
+  return nullptr;
+}
+
+Work work_of(const des::SimOp& s) {
+  if (!s.device) return s.access_count ? Work::kHostAccess : Work::kNone;
+  switch (s.resource) {
+    case des::Resource::kKernel: return Work::kKernel;
+    case des::Resource::kCopyH2D:
+    case des::Resource::kCopyD2H:
+    case des::Resource::kCopyOther: return Work::kCopy;  // a memset when it only writes (below)
+    case des::Resource::kNone: break;
+  }
+  // The only device ops with accesses and no engine are host functions.
+  return s.access_count ? Work::kHostFunc : Work::kNone;
+}
+
+// The arena image of a traced access: offset and length.
+std::pair<uint64_t, uint64_t> image(const ArenaPlan& plan, const des::SimAccess& a) {
+  const uint64_t lo = plan.offset(a.space, a.lo);
+  return {lo, plan.offset(a.space, a.hi) - lo};
+}
+
+void set_copy(const des::Program& p, const ArenaPlan& plan, const des::SimOp& s, OpLaunch& o) {
+  const des::SimAccess* src = first_access(p, s, false);
+  const des::SimAccess* dst = first_access(p, s, true);
+  if (!dst) {
+    o.work = Work::kMemset;  // nothing to write: only the checks run
+    return;
+  }
+  const auto [dst_offset, dst_bytes] = image(plan, *dst);
+  o.dst_space = dst->space;
+  o.dst_offset = dst_offset;
+  o.bytes = dst_bytes;
+  if (!src) {
+    o.work = Work::kMemset;
+    return;
+  }
+  const auto [src_offset, src_bytes] = image(plan, *src);
+  o.src_space = src->space;
+  o.src_offset = src_offset;
+  o.bytes = std::min(dst_bytes, src_bytes);
+}
+
+// The done events: one for every op that a device part on another stream
+// or a host join waits for, numbered in submission order.
+std::vector<int32_t> number_done_events(const des::Program& p, uint32_t& count) {
+  std::vector<int32_t> event_of(p.ops.size(), -1);
+  for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    const des::SimOp& s = p.ops[i];
+    for (uint32_t k = s.device_deps; k < s.device_deps + s.device_dep_count; ++k)
+      if (p.deps[k].part == des::Dep::kDeviceEnd && p.ops[p.deps[k].op].stream != s.stream)
+        event_of[p.deps[k].op] = 0;
+    for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k)
+      if (p.deps[k].part == des::Dep::kDeviceEnd) event_of[p.deps[k].op] = 0;
+  }
+  count = 0;
+  for (int32_t& e : event_of)
+    if (e == 0) e = static_cast<int32_t>(count++);
+  return event_of;
+}
+
+}  // namespace
+
+LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
+                             const des::ValueTracker& reference) {
+  LaunchList l;
+  l.granule = plan.granule();
+  for (race::SpaceKey space : plan.spaces())
+    l.arenas.push_back({space, plan.arena_bytes(space), plan.arena_bytes(space) / plan.granule() + 1});
+
+  // One GPU replays every traced device, so only one traced stream can be
+  // its legacy default stream; the others become blocking streams, which
+  // order the same way against everything but each other.
+  std::unordered_map<uint32_t, int32_t> slot_of;
+  bool legacy_taken = false;
+  for (uint32_t id : p.stream_ids) {
+    StreamSpec spec;
+    spec.traced_id = id;
+    if (const v1::Stream* s = p.tables->stream(id)) {
+      spec.legacy = s->flags() == v1::STREAM_LEGACY_DEFAULT && !legacy_taken;
+      spec.non_blocking = s->flags() == v1::STREAM_NON_BLOCKING;
+      spec.priority = s->priority();
+    }
+    legacy_taken = legacy_taken || spec.legacy;
+    slot_of[id] = static_cast<int32_t>(l.streams.size());
+    l.streams.push_back(spec);
+  }
+
+  const std::vector<int32_t> event_of = number_done_events(p, l.events);
+  l.threads = p.threads;
+  std::unordered_map<uint32_t, uint32_t> last_on_stream;
+  l.ops.reserve(p.ops.size());
+  for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    const des::SimOp& s = p.ops[i];
+    OpLaunch o;
+    o.work = work_of(s);
+    o.stream = s.device ? slot_of.at(s.stream) : -1;
+    o.thread = s.thread;
+    o.call_ns = s.call_ns;
+    o.device_ns = s.device_ns;
+    o.done_event = event_of[i];
+    o.checks = static_cast<uint32_t>(l.checks.size());
+    add_read_checks(p, plan, reference, i, l.checks);
+    o.check_count = static_cast<uint32_t>(l.checks.size()) - o.checks;
+    o.writes = static_cast<uint32_t>(l.writes.size());
+    add_writes(p, plan, i, l.writes);
+    o.write_count = static_cast<uint32_t>(l.writes.size()) - o.writes;
+    if (o.work == Work::kCopy) set_copy(p, plan, s, o);
+
+    // Ops of the same thread are issued in order anyway; an op of another
+    // thread that this one must come after is waited for before issuing.
+    o.issue_after = static_cast<uint32_t>(l.issue_after.size());
+    auto after = [&](uint32_t op, bool returned) {
+      if (p.ops[op].thread != s.thread) l.issue_after.push_back({op, returned});
+    };
+    if (s.device) {
+      // Stream order is enqueue order.
+      if (auto it = last_on_stream.find(s.stream); it != last_on_stream.end()) after(it->second, false);
+      last_on_stream[s.stream] = i;
+      o.waits = static_cast<uint32_t>(l.event_refs.size());
+      for (uint32_t k = s.device_deps; k < s.device_deps + s.device_dep_count; ++k) {
+        const des::Dep& d = p.deps[k];
+        if (d.part != des::Dep::kDeviceEnd) {
+          after(d.op, d.part == des::Dep::kHostEnd);
+        } else if (p.ops[d.op].stream != s.stream) {
+          l.event_refs.push_back(static_cast<uint32_t>(event_of[d.op]));
+          after(d.op, false);  // its event must be recorded before the wait is issued
+        }
+      }
+      o.wait_count = static_cast<uint32_t>(l.event_refs.size()) - o.waits;
+    }
+    o.joins = static_cast<uint32_t>(l.event_refs.size());
+    for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k) {
+      const des::Dep& d = p.deps[k];
+      if (d.part != des::Dep::kDeviceEnd) {
+        after(d.op, d.part == des::Dep::kHostEnd);
+      } else {
+        l.event_refs.push_back(static_cast<uint32_t>(event_of[d.op]));
+        after(d.op, false);
+      }
+    }
+    o.join_count = static_cast<uint32_t>(l.event_refs.size()) - o.joins;
+    o.issue_after_count = static_cast<uint32_t>(l.issue_after.size()) - o.issue_after;
+    l.ops.push_back(o);
+  }
+  return l;
+}
+
+}  // namespace racetrack::replay
