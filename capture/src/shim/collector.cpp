@@ -55,6 +55,10 @@ Result<std::unique_ptr<Collector>> Collector::start(const CaptureConfig& config,
   ::close(claimed->fd);
   auto writer = TraceWriter::create(claimed->path, WriterOptions{});
   if (!writer) return writer.error();
+  // Nothing may wait in the FILE buffer between cycles, or a child forked
+  // before the first cycle writes it again at exit(): the file's own header
+  // is buffered until now.
+  if (Status flushed = writer->flush(); !flushed) return flushed.error();
   std::unique_ptr<Collector> c(new Collector(config, buffers, claimed->path, std::move(*writer)));
   c->thread_ = std::thread([raw = c.get()] { raw->run(); });
   return c;
@@ -91,10 +95,13 @@ void Collector::run() {
   while (!stopping_.load()) {
     sleep_ms(slice_ms);
     waited += slice_ms;
-    const int request = signal_request_.exchange(0);
+    int request = signal_request_.load();
     if (request == 0 && waited < config_.flush_period_ms) continue;
     waited = 0;
     cycle(request == 2);
+    // The signal handler waits for this: its request was served by a cycle
+    // that started after it (a newer request stays for the next cycle).
+    if (request != 0) signal_request_.compare_exchange_strong(request, 0);
     if (request == 2) return;
   }
 }
@@ -145,9 +152,15 @@ void Collector::cycle(bool final) {
 }
 
 void Collector::request_flush_from_signal(bool final) {
-  const uint64_t before = cycles_.load();
-  signal_request_.store(final ? 2 : 1);
-  for (int i = 0; i < 250 && cycles_.load() == before && !finished(); ++i) sleep_ms(20);
+  // A cycle already under way when the signal came does not count: it may
+  // have drained the logs before the last calls, and a final request must
+  // see the trace finished before the process dies.
+  // A flush request never downgrades a pending final one.
+  const int wanted = final ? 2 : 1;
+  int pending = signal_request_.load();
+  while (pending < wanted && !signal_request_.compare_exchange_weak(pending, wanted)) {
+  }
+  for (int i = 0; i < 250 && signal_request_.load() != 0 && !finished(); ++i) sleep_ms(20);
 }
 
 void Collector::stop() {

@@ -70,7 +70,9 @@ int64_t now_ns() {
 // (never destroyed), because CUDA calls made from static destructors at exit
 // still arrive after the thread's thread_local objects are gone.
 std::mutex g_states_mutex;
-std::vector<ThreadState*> g_free_states;
+// Never destroyed (like the collector): a thread that ends after the static
+// destructors ran still hands its state back, and the states stay reachable.
+std::vector<ThreadState*>& g_free_states = *new std::vector<ThreadState*>;
 thread_local ThreadState* t_state = nullptr;
 thread_local bool t_exiting = false;
 
@@ -244,12 +246,21 @@ void install_signal_handlers() {
 }
 
 void install_fork_hooks() {
-  pthread_atfork([] { if (g_collector) g_collector->before_fork(); },
-                 [] { if (g_collector) g_collector->after_fork(); },
-                 [] {
-                   if (g_collector) g_collector->after_fork();
-                   g_active.store(false);  // no CUPTI work in children
-                 });
+  // The child must not inherit a lock another thread held at the fork.
+  pthread_atfork(
+      [] {
+        g_states_mutex.lock();
+        if (g_collector) g_collector->before_fork();
+      },
+      [] {
+        if (g_collector) g_collector->after_fork();
+        g_states_mutex.unlock();
+      },
+      [] {
+        if (g_collector) g_collector->after_fork();
+        g_states_mutex.unlock();
+        g_active.store(false);  // no CUPTI work in children
+      });
 }
 
 bool subscribe(CUpti_SubscriberHandle* subscriber) {
