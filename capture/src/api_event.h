@@ -51,7 +51,6 @@ enum ApiFlag : uint16_t {
   kFlagAsync = 1 << 0,             // the *Async variant of a copy/memset/alloc
   kFlagPerThreadStream = 1 << 1,   // _ptsz entry point or cudaStreamPerThread
   kFlagCapturing = 1 << 2,         // issued into a stream capture (not executed)
-  kFlagEnterOnly = 1 << 3,         // EXIT never seen (process died inside the call)
 };
 
 inline constexpr uint32_t kNoId = 0xFFFFFFFFu;

@@ -43,10 +43,8 @@ void CallQueue::merge(Call& call, const ApiEvent& event, std::span<const uint64_
   fill(merged.shared_mem, other.shared_mem);
   fill(merged.element_size, other.element_size);
   fill(merged.graph_node, other.graph_node);
-  // Either half may know it is async, per-thread or captured; the call ended
-  // if either half saw its EXIT.
-  const uint16_t enter_only = merged.flags & other.flags & kFlagEnterOnly;
-  merged.flags = static_cast<uint16_t>(((merged.flags | other.flags) & ~kFlagEnterOnly) | enter_only);
+  // Either half may know it is async, per-thread or captured.
+  merged.flags = static_cast<uint16_t>(merged.flags | other.flags);
   const bool driver_words = event.domain == ApiDomain::kDriver && !payload.empty();
   if (driver_words || call.payload.empty()) {
     call.payload.assign(payload.begin(), payload.end());

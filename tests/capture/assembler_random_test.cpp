@@ -77,12 +77,9 @@ FakeProgram random_program(uint64_t seed) {
         break;
       }
     }
-    // Some calls fail, some never return; some records go missing.
+    // Some calls fail, some have no end time; some records go missing.
     if (pick(10) == 0) p.events.back().event.result = 1;
-    if (pick(15) == 0) {
-      p.events.back().event.flags |= kFlagEnterOnly;
-      p.events.back().event.host_end = 0;
-    }
+    if (pick(15) == 0) p.events.back().event.host_end = 0;
     if (p.records.size() > records_before && pick(6) == 0) p.records.pop_back();
   }
   for (int i = 0; i < 3; ++i) {
