@@ -141,6 +141,28 @@ TEST(EventGeneration, WaitAfterTheSecondRecordSeesBoth) {
   expect_clean(f.b.take());
 }
 
+// Captured traces name the record each wait bound to (cudaEventSyncId):
+// when host threads raced, that can be an earlier record than the last one
+// in submission order.
+TEST(EventGeneration, ASyncIdBindsTheRecordItNames) {
+  Fixture f;
+  auto e = f.b.event("e");
+  f.b.kernel(f.s1, "k1", {}, {f.x});
+  f.b.record(e, f.s1);
+  f.b.kernel(f.s1, "k2", {}, {f.y});
+  f.b.record(e, f.s1);
+  f.b.wait(f.s2, e);
+  f.b.kernel(f.s2, "consume", {f.x, f.y}, {});
+  v1::Chunk trace = f.b.take();
+  trace.mutable_ops(1)->mutable_record()->set_sync_id(11);
+  trace.mutable_ops(3)->mutable_record()->set_sync_id(12);
+  v1::Chunk latest = trace;
+  latest.mutable_ops(4)->mutable_wait()->set_sync_id(12);
+  expect_clean(latest);
+  trace.mutable_ops(4)->mutable_wait()->set_sync_id(11);
+  expect_race_fixed(trace, {{3, 6, kRaw, kCompute, 0, 1}});  // Y, not X
+}
+
 TEST(EventGeneration, WaitBetweenRecordsBindsTheFirst) {
   Fixture f;
   auto e = f.b.event("e");

@@ -56,6 +56,14 @@ void HappensBefore::add_entities(const v1::Chunk& chunk) {
   for (const auto& t : chunk.threads()) add_thread(t);
 }
 
+const VectorClock* HappensBefore::record_for_wait(uint32_t event, uint64_t sync_id) const {
+  if (event >= recorded_.size() || !recorded_[event]) return nullptr;
+  if (sync_id != 0 && event < synced_.size())
+    for (const SyncedRecord& r : synced_[event].last)
+      if (r.sync_id == sync_id) return &r.clock;
+  return &events_[event];
+}
+
 HappensBefore::StreamState& HappensBefore::stream(uint32_t id) { return streams_.at(id - 1); }
 HappensBefore::ThreadState& HappensBefore::thread(uint32_t id) { return threads_.at(id - 1); }
 
@@ -147,9 +155,9 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
     } else {
       prepare(s, t);
       if (op.has_wait()) {
-        // Binds to the generation recorded last; a never-recorded event is a no-op.
-        const uint32_t e = op.wait().event();
-        if (e < recorded_.size() && recorded_[e]) s.clock.join(events_[e]);
+        // Binds to the generation recorded last (or the one its sync id
+        // names); a never-recorded event is a no-op.
+        if (const VectorClock* c = record_for_wait(op.wait().event(), op.wait().sync_id())) s.clock.join(*c);
       }
       epoch = tick(s);
     }
@@ -161,6 +169,12 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
       }
       events_[e] = s.clock;  // the snapshot at record time
       recorded_[e] = true;
+      if (const uint64_t id = op.record().sync_id()) {
+        if (synced_.size() <= e) synced_.resize(e + 1);
+        SyncedRecords& kept = synced_[e];
+        kept.last[kept.next] = SyncedRecord{id, s.clock};
+        kept.next = (kept.next + 1) % kept.last.size();
+      }
     }
     if (op.has_memcpy() && copy_joins_host(op.memcpy())) host_join(t, s.clock);
     if ((op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync()))

@@ -91,6 +91,20 @@ class HappensBefore {
   std::vector<ThreadState> threads_;  // by thread id - 1
   std::vector<VectorClock> events_;   // by event id: last record's snapshot
   std::vector<bool> recorded_;
+  // Captured traces name the record a wait bound to (cudaEventSyncId). When
+  // threads race, that can be an earlier record than the last one in
+  // submission order, so the last few snapshots of each event are kept by
+  // sync id.
+  struct SyncedRecord {
+    uint64_t sync_id = 0;
+    VectorClock clock;
+  };
+  struct SyncedRecords {
+    std::array<SyncedRecord, 4> last;  // a ring, oldest overwritten
+    size_t next = 0;
+  };
+  std::vector<SyncedRecords> synced_;  // by event id
+  const VectorClock* record_for_wait(uint32_t event, uint64_t sync_id) const;
   // Graph node slots: one agent per (stream, node index), so successive
   // launches on one stream keep their ticks increasing.
   std::unordered_map<uint64_t, uint32_t> node_slots_;
