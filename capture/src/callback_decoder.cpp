@@ -1,8 +1,9 @@
 // Decodes CUPTI callbacks into ApiEvents. One table (kCalls) says which
 // callbacks are recorded, as what kind and with which flags; the readers
 // below take each call's fields from its parameter struct (CUPTI_NOTES §3.2).
-// Every field read is pinned by a static_assert with the CUDA 13.0 offsets,
-// so a header change fails the build instead of decoding garbage (§8).
+// Every field read is pinned by a static_assert with the CUDA 13.0 offsets
+// (in its reader, or per struct), so a header change fails the build instead
+// of decoding garbage (§8).
 #include "callback_decoder.h"
 
 // cupti.h leaves the NVTX parameter structs out (and the generated headers
@@ -238,14 +239,14 @@ const Params& as(const void* params) {
 uint64_t u64(const void* pointer) {
   return reinterpret_cast<uintptr_t>(pointer);
 }
+uint64_t u64(CUdeviceptr address) {
+  return address;
+}
 
 // An out-parameter's value, 0 when the caller passed no place for it.
 template <class T>
-uint64_t out_value(T* const* out) {
+uint64_t out_value(const T* out) {
   return out != nullptr ? u64(*out) : 0;
-}
-uint64_t out_value(const CUdeviceptr* out) {
-  return out != nullptr ? *out : 0;
 }
 
 // cudaStreamPerThread == CU_STREAM_PER_THREAD.
@@ -326,54 +327,58 @@ void append_argument_words(const ParamLayout* layout, void* const* kernel_params
 }
 
 // ---------------------------------------------------------------------------
-// Driver launches.
+// Readers. Each takes one family of parameter structs and returns true (the
+// call is recorded), so that a switch case can return it. A reader asserts
+// the offsets of fields that all its structs spell alike; fields spelled
+// differently (stream or hStream, ...) are asserted per struct instead.
 
-RACETRACK_FIELD_AT(cuLaunchKernel_params, f, 0);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, gridDimX, 8);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, gridDimY, 12);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, gridDimZ, 16);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, blockDimX, 20);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, blockDimY, 24);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, blockDimZ, 28);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, sharedMemBytes, 32);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, hStream, 40);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, kernelParams, 48);
-RACETRACK_FIELD_AT(cuLaunchKernel_params, extra, 56);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, f, 0);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, gridDimX, 8);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, gridDimY, 12);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, gridDimZ, 16);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, blockDimX, 20);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, blockDimY, 24);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, blockDimZ, 28);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, sharedMemBytes, 32);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, hStream, 40);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, kernelParams, 48);
-RACETRACK_FIELD_AT(cuLaunchKernel_ptsz_params, extra, 56);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, f, 0);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, gridDimX, 8);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, gridDimY, 12);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, gridDimZ, 16);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, blockDimX, 20);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, blockDimY, 24);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, blockDimZ, 28);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, sharedMemBytes, 32);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, hStream, 40);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_params, kernelParams, 48);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, f, 0);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, gridDimX, 8);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, gridDimY, 12);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, gridDimZ, 16);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, blockDimX, 20);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, blockDimY, 24);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, blockDimZ, 28);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, sharedMemBytes, 32);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, hStream, 40);
-RACETRACK_FIELD_AT(cuLaunchCooperativeKernel_ptsz_params, kernelParams, 48);
+// Calls without a stream argument stay on stream 0.
+template <class Params>
+bool read_stream(const Params& p, ApiEvent& event) {
+  if constexpr (requires(const Params& q) { q.stream; }) {
+    set_stream(event, u64(p.stream));
+  } else if constexpr (requires(const Params& q) { q.hStream; }) {
+    set_stream(event, u64(p.hStream));
+  }
+  return true;
+}
+
+template <class Params>
+bool read_event(const Params& p, ApiEvent& event) {
+  if constexpr (requires(const Params& q) { q.event; }) {
+    event.event = u64(p.event);
+  } else {
+    event.event = u64(p.hEvent);
+  }
+  return true;
+}
+
+// Into `value`, for calls that have flags.
+template <class Params>
+void read_flags(const Params& p, ApiEvent& event) {
+  if constexpr (requires(const Params& q) { q.flags; }) {
+    event.value = p.flags;
+  } else if constexpr (requires(const Params& q) { q.Flags; }) {
+    event.value = p.Flags;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Driver launches.
 
 // cuLaunchKernel and cuLaunchCooperativeKernel (which has no `extra`).
 template <class Params>
-void read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
+bool read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
+  RACETRACK_FIELD_AT(Params, f, 0);
+  RACETRACK_FIELD_AT(Params, gridDimX, 8);
+  RACETRACK_FIELD_AT(Params, gridDimY, 12);
+  RACETRACK_FIELD_AT(Params, gridDimZ, 16);
+  RACETRACK_FIELD_AT(Params, blockDimX, 20);
+  RACETRACK_FIELD_AT(Params, blockDimY, 24);
+  RACETRACK_FIELD_AT(Params, blockDimZ, 28);
+  RACETRACK_FIELD_AT(Params, sharedMemBytes, 32);
+  RACETRACK_FIELD_AT(Params, hStream, 40);
+  RACETRACK_FIELD_AT(Params, kernelParams, 48);
   event.handle = u64(p.f);
   event.grid[0] = p.gridDimX;
   event.grid[1] = p.gridDimY;
@@ -384,18 +389,14 @@ void read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Paylo
   event.shared_mem = p.sharedMemBytes;
   set_stream(event, u64(p.hStream));
   void* const* extra = nullptr;
-  if constexpr (requires(const Params& q) { q.extra; }) extra = p.extra;
+  if constexpr (requires(const Params& q) { q.extra; }) {
+    RACETRACK_FIELD_AT(Params, extra, 56);
+    extra = p.extra;
+  }
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, extra, event, payload);
+  return true;
 }
 
-RACETRACK_FIELD_AT(cuLaunchKernelEx_params, config, 0);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_params, f, 8);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_params, kernelParams, 16);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_params, extra, 24);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_ptsz_params, config, 0);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_ptsz_params, f, 8);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_ptsz_params, kernelParams, 16);
-RACETRACK_FIELD_AT(cuLaunchKernelEx_ptsz_params, extra, 24);
 RACETRACK_FIELD_AT(CUlaunchConfig, gridDimX, 0);
 RACETRACK_FIELD_AT(CUlaunchConfig, gridDimY, 4);
 RACETRACK_FIELD_AT(CUlaunchConfig, gridDimZ, 8);
@@ -406,7 +407,11 @@ RACETRACK_FIELD_AT(CUlaunchConfig, sharedMemBytes, 24);
 RACETRACK_FIELD_AT(CUlaunchConfig, hStream, 32);
 
 template <class Params>
-void read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
+bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
+  RACETRACK_FIELD_AT(Params, config, 0);
+  RACETRACK_FIELD_AT(Params, f, 8);
+  RACETRACK_FIELD_AT(Params, kernelParams, 16);
+  RACETRACK_FIELD_AT(Params, extra, 24);
   event.handle = u64(p.f);
   if (p.config != nullptr) {
     const CUlaunchConfig& config = *p.config;
@@ -420,220 +425,102 @@ void read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Pa
     set_stream(event, u64(config.hStream));
   }
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, p.extra, event, payload);
+  return true;
 }
 
 // ---------------------------------------------------------------------------
-// Copies and memsets.
+// Copies and memsets. Synchronous variants have no stream field.
 
-RACETRACK_FIELD_AT(cudaMemcpy_v3020_params, dst, 0);
-RACETRACK_FIELD_AT(cudaMemcpy_v3020_params, src, 8);
-RACETRACK_FIELD_AT(cudaMemcpy_v3020_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemcpy_v3020_params, kind, 24);
-RACETRACK_FIELD_AT(cudaMemcpy_ptds_v7000_params, dst, 0);
-RACETRACK_FIELD_AT(cudaMemcpy_ptds_v7000_params, src, 8);
-RACETRACK_FIELD_AT(cudaMemcpy_ptds_v7000_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemcpy_ptds_v7000_params, kind, 24);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_v3020_params, dst, 0);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_v3020_params, src, 8);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_v3020_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_v3020_params, kind, 24);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_v3020_params, stream, 32);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_ptsz_v7000_params, dst, 0);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_ptsz_v7000_params, src, 8);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_ptsz_v7000_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_ptsz_v7000_params, kind, 24);
-RACETRACK_FIELD_AT(cudaMemcpyAsync_ptsz_v7000_params, stream, 32);
-
-// Synchronous variants have no stream field and stay on stream 0.
 template <class Params>
-void read_runtime_copy(const Params& p, ApiEvent& event) {
+bool read_runtime_copy(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dst, 0);
+  RACETRACK_FIELD_AT(Params, src, 8);
+  RACETRACK_FIELD_AT(Params, count, 16);
+  RACETRACK_FIELD_AT(Params, kind, 24);
+  if constexpr (requires(const Params& q) { q.stream; }) RACETRACK_FIELD_AT(Params, stream, 32);
   event.dst = u64(p.dst);
   event.src = u64(p.src);
   event.bytes = p.count;
   event.value = static_cast<uint32_t>(p.kind);
-  if constexpr (requires(const Params& q) { q.stream; }) set_stream(event, u64(p.stream));
+  return read_stream(p, event);
 }
 
-RACETRACK_FIELD_AT(cuMemcpy_params, dst, 0);
-RACETRACK_FIELD_AT(cuMemcpy_params, src, 8);
-RACETRACK_FIELD_AT(cuMemcpy_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpy_ptds_params, dst, 0);
-RACETRACK_FIELD_AT(cuMemcpy_ptds_params, src, 8);
-RACETRACK_FIELD_AT(cuMemcpy_ptds_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyAsync_params, dst, 0);
-RACETRACK_FIELD_AT(cuMemcpyAsync_params, src, 8);
-RACETRACK_FIELD_AT(cuMemcpyAsync_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyAsync_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemcpyAsync_ptsz_params, dst, 0);
-RACETRACK_FIELD_AT(cuMemcpyAsync_ptsz_params, src, 8);
-RACETRACK_FIELD_AT(cuMemcpyAsync_ptsz_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyAsync_ptsz_params, hStream, 24);
+// The driver's copies differ only in how they name their ends.
+template <class Params>
+bool read_driver_copy(const Params& p, uint64_t dst, uint64_t src, uint32_t direction, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, ByteCount, 16);
+  if constexpr (requires(const Params& q) { q.hStream; }) RACETRACK_FIELD_AT(Params, hStream, 24);
+  event.dst = dst;
+  event.src = src;
+  event.bytes = p.ByteCount;
+  event.value = direction;
+  return read_stream(p, event);
+}
 
 // cuMemcpy[Async]: unified addressing decides the direction.
 template <class Params>
-void read_driver_copy(const Params& p, ApiEvent& event) {
-  event.dst = p.dst;
-  event.src = p.src;
-  event.bytes = p.ByteCount;
-  event.value = kCopyDefault;
-  if constexpr (requires(const Params& q) { q.hStream; }) set_stream(event, u64(p.hStream));
+bool read_copy_unified(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dst, 0);
+  RACETRACK_FIELD_AT(Params, src, 8);
+  return read_driver_copy(p, p.dst, p.src, kCopyDefault, event);
 }
 
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_params, srcHost, 8);
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_ptds_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_ptds_params, srcHost, 8);
-RACETRACK_FIELD_AT(cuMemcpyHtoD_v2_ptds_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_params, srcHost, 8);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_ptsz_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_ptsz_params, srcHost, 8);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_ptsz_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyHtoDAsync_v2_ptsz_params, hStream, 24);
-
 template <class Params>
-void read_copy_htod(const Params& p, ApiEvent& event) {
-  event.dst = p.dstDevice;
-  event.src = u64(p.srcHost);
-  event.bytes = p.ByteCount;
-  event.value = kHostToDevice;
-  if constexpr (requires(const Params& q) { q.hStream; }) set_stream(event, u64(p.hStream));
+bool read_copy_htod(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dstDevice, 0);
+  RACETRACK_FIELD_AT(Params, srcHost, 8);
+  return read_driver_copy(p, p.dstDevice, u64(p.srcHost), kHostToDevice, event);
 }
 
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_params, dstHost, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_ptds_params, dstHost, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_ptds_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoH_v2_ptds_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_params, dstHost, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_ptsz_params, dstHost, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_ptsz_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_ptsz_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoHAsync_v2_ptsz_params, hStream, 24);
-
 template <class Params>
-void read_copy_dtoh(const Params& p, ApiEvent& event) {
-  event.dst = u64(p.dstHost);
-  event.src = p.srcDevice;
-  event.bytes = p.ByteCount;
-  event.value = kDeviceToHost;
-  if constexpr (requires(const Params& q) { q.hStream; }) set_stream(event, u64(p.hStream));
+bool read_copy_dtoh(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dstHost, 0);
+  RACETRACK_FIELD_AT(Params, srcDevice, 8);
+  return read_driver_copy(p, u64(p.dstHost), p.srcDevice, kDeviceToHost, event);
 }
 
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_ptds_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_ptds_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoD_v2_ptds_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_ptsz_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_ptsz_params, srcDevice, 8);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_ptsz_params, ByteCount, 16);
-RACETRACK_FIELD_AT(cuMemcpyDtoDAsync_v2_ptsz_params, hStream, 24);
-
 template <class Params>
-void read_copy_dtod(const Params& p, ApiEvent& event) {
-  event.dst = p.dstDevice;
-  event.src = p.srcDevice;
-  event.bytes = p.ByteCount;
-  event.value = kDeviceToDevice;
-  if constexpr (requires(const Params& q) { q.hStream; }) set_stream(event, u64(p.hStream));
+bool read_copy_dtod(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dstDevice, 0);
+  RACETRACK_FIELD_AT(Params, srcDevice, 8);
+  return read_driver_copy(p, p.dstDevice, p.srcDevice, kDeviceToDevice, event);
 }
 
-RACETRACK_FIELD_AT(cudaMemset_v3020_params, devPtr, 0);
-RACETRACK_FIELD_AT(cudaMemset_v3020_params, value, 8);
-RACETRACK_FIELD_AT(cudaMemset_v3020_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemset_ptds_v7000_params, devPtr, 0);
-RACETRACK_FIELD_AT(cudaMemset_ptds_v7000_params, value, 8);
-RACETRACK_FIELD_AT(cudaMemset_ptds_v7000_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemsetAsync_v3020_params, devPtr, 0);
-RACETRACK_FIELD_AT(cudaMemsetAsync_v3020_params, value, 8);
-RACETRACK_FIELD_AT(cudaMemsetAsync_v3020_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemsetAsync_v3020_params, stream, 24);
-RACETRACK_FIELD_AT(cudaMemsetAsync_ptsz_v7000_params, devPtr, 0);
-RACETRACK_FIELD_AT(cudaMemsetAsync_ptsz_v7000_params, value, 8);
-RACETRACK_FIELD_AT(cudaMemsetAsync_ptsz_v7000_params, count, 16);
-RACETRACK_FIELD_AT(cudaMemsetAsync_ptsz_v7000_params, stream, 24);
-
 template <class Params>
-void read_runtime_memset(const Params& p, ApiEvent& event) {
+bool read_runtime_memset(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, devPtr, 0);
+  RACETRACK_FIELD_AT(Params, value, 8);
+  RACETRACK_FIELD_AT(Params, count, 16);
+  if constexpr (requires(const Params& q) { q.stream; }) RACETRACK_FIELD_AT(Params, stream, 24);
   event.dst = u64(p.devPtr);
   event.value = static_cast<uint32_t>(p.value);
   event.bytes = p.count;
   event.element_size = 1;
-  if constexpr (requires(const Params& q) { q.stream; }) set_stream(event, u64(p.stream));
+  return read_stream(p, event);
 }
-
-RACETRACK_FIELD_AT(cuMemsetD8_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD8_v2_params, uc, 8);
-RACETRACK_FIELD_AT(cuMemsetD8_v2_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD8_v2_ptds_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD8_v2_ptds_params, uc, 8);
-RACETRACK_FIELD_AT(cuMemsetD8_v2_ptds_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD8Async_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD8Async_params, uc, 8);
-RACETRACK_FIELD_AT(cuMemsetD8Async_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD8Async_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemsetD8Async_ptsz_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD8Async_ptsz_params, uc, 8);
-RACETRACK_FIELD_AT(cuMemsetD8Async_ptsz_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD8Async_ptsz_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_params, us, 8);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_ptds_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_ptds_params, us, 8);
-RACETRACK_FIELD_AT(cuMemsetD16_v2_ptds_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD16Async_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD16Async_params, us, 8);
-RACETRACK_FIELD_AT(cuMemsetD16Async_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD16Async_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemsetD16Async_ptsz_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD16Async_ptsz_params, us, 8);
-RACETRACK_FIELD_AT(cuMemsetD16Async_ptsz_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD16Async_ptsz_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_params, ui, 8);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_ptds_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_ptds_params, ui, 8);
-RACETRACK_FIELD_AT(cuMemsetD32_v2_ptds_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD32Async_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD32Async_params, ui, 8);
-RACETRACK_FIELD_AT(cuMemsetD32Async_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD32Async_params, hStream, 24);
-RACETRACK_FIELD_AT(cuMemsetD32Async_ptsz_params, dstDevice, 0);
-RACETRACK_FIELD_AT(cuMemsetD32Async_ptsz_params, ui, 8);
-RACETRACK_FIELD_AT(cuMemsetD32Async_ptsz_params, N, 16);
-RACETRACK_FIELD_AT(cuMemsetD32Async_ptsz_params, hStream, 24);
 
 // cuMemsetD8/D16/D32: N elements of 1, 2 or 4 bytes (uc, us or ui).
 template <class Params>
-void read_driver_memset(const Params& p, ApiEvent& event) {
+bool read_driver_memset(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dstDevice, 0);
+  RACETRACK_FIELD_AT(Params, N, 16);
+  if constexpr (requires(const Params& q) { q.hStream; }) RACETRACK_FIELD_AT(Params, hStream, 24);
   event.dst = p.dstDevice;
   if constexpr (requires(const Params& q) { q.uc; }) {
+    RACETRACK_FIELD_AT(Params, uc, 8);
     event.value = p.uc;
     event.element_size = 1;
   } else if constexpr (requires(const Params& q) { q.us; }) {
+    RACETRACK_FIELD_AT(Params, us, 8);
     event.value = p.us;
     event.element_size = 2;
   } else {
+    RACETRACK_FIELD_AT(Params, ui, 8);
     event.value = p.ui;
     event.element_size = 4;
   }
   event.bytes = uint64_t{p.N} * event.element_size;
-  if constexpr (requires(const Params& q) { q.hStream; }) set_stream(event, u64(p.hStream));
+  return read_stream(p, event);
 }
 
 // ---------------------------------------------------------------------------
@@ -650,14 +537,6 @@ RACETRACK_FIELD_AT(cudaEventRecordWithFlags_v11010_params, flags, 16);
 RACETRACK_FIELD_AT(cudaEventRecordWithFlags_ptsz_v11010_params, event, 0);
 RACETRACK_FIELD_AT(cudaEventRecordWithFlags_ptsz_v11010_params, stream, 8);
 RACETRACK_FIELD_AT(cudaEventRecordWithFlags_ptsz_v11010_params, flags, 16);
-
-template <class Params>
-void read_runtime_event_record(const Params& p, ApiEvent& event) {
-  event.event = u64(p.event);
-  set_stream(event, u64(p.stream));
-  if constexpr (requires(const Params& q) { q.flags; }) event.value = p.flags;
-}
-
 RACETRACK_FIELD_AT(cuEventRecord_params, hEvent, 0);
 RACETRACK_FIELD_AT(cuEventRecord_params, hStream, 8);
 RACETRACK_FIELD_AT(cuEventRecord_ptsz_params, hEvent, 0);
@@ -668,28 +547,12 @@ RACETRACK_FIELD_AT(cuEventRecordWithFlags_params, flags, 16);
 RACETRACK_FIELD_AT(cuEventRecordWithFlags_ptsz_params, hEvent, 0);
 RACETRACK_FIELD_AT(cuEventRecordWithFlags_ptsz_params, hStream, 8);
 RACETRACK_FIELD_AT(cuEventRecordWithFlags_ptsz_params, flags, 16);
-
-template <class Params>
-void read_driver_event_record(const Params& p, ApiEvent& event) {
-  event.event = u64(p.hEvent);
-  set_stream(event, u64(p.hStream));
-  if constexpr (requires(const Params& q) { q.flags; }) event.value = p.flags;
-}
-
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_v3020_params, stream, 0);
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_v3020_params, event, 8);
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_v3020_params, flags, 16);
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_ptsz_v7000_params, stream, 0);
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_ptsz_v7000_params, event, 8);
 RACETRACK_FIELD_AT(cudaStreamWaitEvent_ptsz_v7000_params, flags, 16);
-
-template <class Params>
-void read_runtime_stream_wait(const Params& p, ApiEvent& event) {
-  set_stream(event, u64(p.stream));
-  event.event = u64(p.event);
-  event.value = p.flags;
-}
-
 RACETRACK_FIELD_AT(cuStreamWaitEvent_params, hStream, 0);
 RACETRACK_FIELD_AT(cuStreamWaitEvent_params, hEvent, 8);
 RACETRACK_FIELD_AT(cuStreamWaitEvent_params, Flags, 16);
@@ -697,11 +560,12 @@ RACETRACK_FIELD_AT(cuStreamWaitEvent_ptsz_params, hStream, 0);
 RACETRACK_FIELD_AT(cuStreamWaitEvent_ptsz_params, hEvent, 8);
 RACETRACK_FIELD_AT(cuStreamWaitEvent_ptsz_params, Flags, 16);
 
+// Event records and stream waits: the event, the stream and any flags.
 template <class Params>
-void read_driver_stream_wait(const Params& p, ApiEvent& event) {
-  set_stream(event, u64(p.hStream));
-  event.event = u64(p.hEvent);
-  event.value = p.Flags;
+bool read_event_on_stream(const Params& p, ApiEvent& event) {
+  read_event(p, event);
+  read_flags(p, event);
+  return read_stream(p, event);
 }
 
 // Calls whose only recorded argument is a stream or an event.
@@ -728,52 +592,32 @@ RACETRACK_FIELD_AT(cuEventSynchronize_params, hEvent, 0);
 RACETRACK_FIELD_AT(cuEventQuery_params, hEvent, 0);
 RACETRACK_FIELD_AT(cuEventDestroy_v2_params, hEvent, 0);
 
-template <class Params>
-void read_stream(const Params& p, ApiEvent& event) {
-  if constexpr (requires(const Params& q) { q.stream; }) {
-    set_stream(event, u64(p.stream));
-  } else {
-    set_stream(event, u64(p.hStream));
-  }
-}
-
-template <class Params>
-void read_event(const Params& p, ApiEvent& event) {
-  if constexpr (requires(const Params& q) { q.event; }) {
-    event.event = u64(p.event);
-  } else {
-    event.event = u64(p.hEvent);
-  }
-}
-
 RACETRACK_FIELD_AT(cudaStreamBeginCapture_v10000_params, stream, 0);
-RACETRACK_FIELD_AT(cudaStreamBeginCapture_v10000_params, mode, 8);
 RACETRACK_FIELD_AT(cudaStreamBeginCapture_ptsz_v10000_params, stream, 0);
-RACETRACK_FIELD_AT(cudaStreamBeginCapture_ptsz_v10000_params, mode, 8);
 RACETRACK_FIELD_AT(cuStreamBeginCapture_v2_params, hStream, 0);
-RACETRACK_FIELD_AT(cuStreamBeginCapture_v2_params, mode, 8);
 RACETRACK_FIELD_AT(cuStreamBeginCapture_v2_ptsz_params, hStream, 0);
-RACETRACK_FIELD_AT(cuStreamBeginCapture_v2_ptsz_params, mode, 8);
 
 template <class Params>
-void read_capture_begin(const Params& p, ApiEvent& event) {
-  read_stream(p, event);
+bool read_capture_begin(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, mode, 8);
   event.value = static_cast<uint32_t>(p.mode);
+  return read_stream(p, event);
 }
 
 // Stream creation: the handle is an out-parameter read at EXIT.
 RACETRACK_FIELD_AT(cudaStreamCreateWithFlags_v5000_params, flags, 8);
 RACETRACK_FIELD_AT(cudaStreamCreateWithPriority_v5050_params, flags, 8);
-RACETRACK_FIELD_AT(cudaStreamCreateWithPriority_v5050_params, priority, 12);
 RACETRACK_FIELD_AT(cuStreamCreate_params, Flags, 8);
 RACETRACK_FIELD_AT(cuStreamCreateWithPriority_params, flags, 8);
-RACETRACK_FIELD_AT(cuStreamCreateWithPriority_params, priority, 12);
 
 template <class Params>
-void read_stream_create(const Params& p, ApiEvent& event) {
-  if constexpr (requires(const Params& q) { q.flags; }) event.value = p.flags;
-  if constexpr (requires(const Params& q) { q.Flags; }) event.value = p.Flags;
-  if constexpr (requires(const Params& q) { q.priority; }) event.priority = p.priority;
+bool read_stream_create(const Params& p, ApiEvent& event) {
+  read_flags(p, event);
+  if constexpr (requires(const Params& q) { q.priority; }) {
+    RACETRACK_FIELD_AT(Params, priority, 12);
+    event.priority = p.priority;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -830,6 +674,52 @@ RACETRACK_FIELD_AT(cuMemMap_params, handle, 24);
 RACETRACK_FIELD_AT(cuMemUnmap_params, ptr, 0);
 RACETRACK_FIELD_AT(cuMemUnmap_params, size, 8);
 
+// A memory block's address, whichever name the call gives it.
+template <class Params>
+uint64_t block_address(const Params& p) {
+  if constexpr (requires(const Params& q) { q.devPtr; }) {
+    return u64(p.devPtr);
+  } else if constexpr (requires(const Params& q) { q.dptr; }) {
+    return u64(p.dptr);
+  } else if constexpr (requires(const Params& q) { q.ptr; }) {
+    return u64(p.ptr);
+  } else {
+    return u64(p.p);
+  }
+}
+
+template <class Params>
+uint64_t block_size(const Params& p) {
+  if constexpr (requires(const Params& q) { q.size; }) {
+    return p.size;
+  } else {
+    return p.bytesize;
+  }
+}
+
+// Allocations: the size, and flags and stream where the call has them.
+template <class Params>
+bool read_alloc(const Params& p, ApiEvent& event) {
+  event.bytes = block_size(p);
+  read_flags(p, event);
+  return read_stream(p, event);
+}
+
+// Frees and unregistrations: the address, and the stream of async frees.
+template <class Params>
+bool read_free(const Params& p, ApiEvent& event) {
+  event.dst = block_address(p);
+  return read_stream(p, event);
+}
+
+// Host registrations and virtual memory (un)mappings.
+template <class Params>
+bool read_range(const Params& p, ApiEvent& event) {
+  event.dst = block_address(p);
+  event.bytes = block_size(p);
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // Graph launches: the CUPTI exec id is what kernel records carry (§6.4).
 
@@ -843,9 +733,17 @@ RACETRACK_FIELD_AT(cuGraphLaunch_params, hStream, 8);
 RACETRACK_FIELD_AT(cuGraphLaunch_ptsz_params, hGraphExec, 0);
 RACETRACK_FIELD_AT(cuGraphLaunch_ptsz_params, hStream, 8);
 
-void set_graph_exec(uint64_t graph_exec, DriverQueries& queries, ApiEvent& event) {
-  event.handle = graph_exec;
-  if (graph_exec != 0) event.value = static_cast<uint32_t>(queries.graph_exec_id(graph_exec));
+template <class Params>
+bool read_graph_launch(const Params& p, DriverQueries& queries, ApiEvent& event) {
+  if constexpr (requires(const Params& q) { q.graphExec; }) {
+    event.handle = u64(p.graphExec);
+  } else if constexpr (requires(const Params& q) { q.hGraphExec; }) {
+    event.handle = u64(p.hGraphExec);
+  } else {
+    event.handle = u64(p.hGraph);
+  }
+  if (event.handle != 0) event.value = static_cast<uint32_t>(queries.graph_exec_id(event.handle));
+  return read_stream(p, event);
 }
 
 // ---------------------------------------------------------------------------
@@ -854,168 +752,95 @@ void set_graph_exec(uint64_t graph_exec, DriverQueries& queries, ApiEvent& event
 bool read_runtime_enter(CUpti_CallbackId cbid, const void* p, DriverQueries& queries, ApiEvent& event) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
-      read_runtime_copy(as<cudaMemcpy_v3020_params>(p), event);
-      return true;
+      return read_runtime_copy(as<cudaMemcpy_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
-      read_runtime_copy(as<cudaMemcpy_ptds_v7000_params>(p), event);
-      return true;
+      return read_runtime_copy(as<cudaMemcpy_ptds_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-      read_runtime_copy(as<cudaMemcpyAsync_v3020_params>(p), event);
-      return true;
+      return read_runtime_copy(as<cudaMemcpyAsync_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
-      read_runtime_copy(as<cudaMemcpyAsync_ptsz_v7000_params>(p), event);
-      return true;
+      return read_runtime_copy(as<cudaMemcpyAsync_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
-      read_runtime_memset(as<cudaMemset_v3020_params>(p), event);
-      return true;
+      return read_runtime_memset(as<cudaMemset_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000:
-      read_runtime_memset(as<cudaMemset_ptds_v7000_params>(p), event);
-      return true;
+      return read_runtime_memset(as<cudaMemset_ptds_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-      read_runtime_memset(as<cudaMemsetAsync_v3020_params>(p), event);
-      return true;
+      return read_runtime_memset(as<cudaMemsetAsync_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
-      read_runtime_memset(as<cudaMemsetAsync_ptsz_v7000_params>(p), event);
-      return true;
+      return read_runtime_memset(as<cudaMemsetAsync_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-      read_runtime_event_record(as<cudaEventRecord_v3020_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaEventRecord_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
-      read_runtime_event_record(as<cudaEventRecord_ptsz_v7000_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaEventRecord_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-      read_runtime_event_record(as<cudaEventRecordWithFlags_v11010_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaEventRecordWithFlags_v11010_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
-      read_runtime_event_record(as<cudaEventRecordWithFlags_ptsz_v11010_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaEventRecordWithFlags_ptsz_v11010_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-      read_runtime_stream_wait(as<cudaStreamWaitEvent_v3020_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaStreamWaitEvent_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-      read_runtime_stream_wait(as<cudaStreamWaitEvent_ptsz_v7000_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cudaStreamWaitEvent_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
-      read_stream(as<cudaStreamSynchronize_v3020_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamSynchronize_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-      read_stream(as<cudaStreamSynchronize_ptsz_v7000_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamSynchronize_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020:
-      read_stream(as<cudaStreamQuery_v3020_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamQuery_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000:
-      read_stream(as<cudaStreamQuery_ptsz_v7000_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamQuery_ptsz_v7000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020:
-      read_event(as<cudaEventSynchronize_v3020_params>(p), event);
-      return true;
+      return read_event(as<cudaEventSynchronize_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020:
-      read_event(as<cudaEventQuery_v3020_params>(p), event);
-      return true;
+      return read_event(as<cudaEventQuery_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020:  // its only argument is read at EXIT
       return true;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
-      read_stream_create(as<cudaStreamCreateWithFlags_v5000_params>(p), event);
-      return true;
+      return read_stream_create(as<cudaStreamCreateWithFlags_v5000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050:
-      read_stream_create(as<cudaStreamCreateWithPriority_v5050_params>(p), event);
-      return true;
+      return read_stream_create(as<cudaStreamCreateWithPriority_v5050_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050:
-      read_stream(as<cudaStreamDestroy_v5050_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamDestroy_v5050_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
-      read_event(as<cudaEventDestroy_v3020_params>(p), event);
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
-      event.bytes = as<cudaMalloc_v3020_params>(p).size;
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
-      event.dst = u64(as<cudaFree_v3020_params>(p).devPtr);
-      return true;
+      return read_event(as<cudaEventDestroy_v3020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: return read_alloc(as<cudaMalloc_v3020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020: return read_free(as<cudaFree_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020:
-      event.bytes = as<cudaMallocHost_v3020_params>(p).size;
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020: {
-      const auto& params = as<cudaHostAlloc_v3020_params>(p);
-      event.bytes = params.size;
-      event.value = params.flags;
-      return true;
-    }
+      return read_alloc(as<cudaMallocHost_v3020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020:
+      return read_alloc(as<cudaHostAlloc_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
-      event.dst = u64(as<cudaFreeHost_v3020_params>(p).ptr);
-      return true;
+      return read_free(as<cudaFreeHost_v3020_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000: {
       const auto& params = as<cudaHostRegister_v4000_params>(p);
-      event.dst = u64(params.ptr);
-      event.bytes = params.size;
-      event.value = params.flags;
-      return true;
+      read_flags(params, event);
+      return read_range(params, event);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
-      event.dst = u64(as<cudaHostUnregister_v4000_params>(p).ptr);
-      return true;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020: {
-      const auto& params = as<cudaMallocAsync_v11020_params>(p);
-      event.bytes = params.size;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020: {
-      const auto& params = as<cudaMallocAsync_ptsz_v11020_params>(p);
-      event.bytes = params.size;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020: {
-      const auto& params = as<cudaMallocFromPoolAsync_v11020_params>(p);
-      event.bytes = params.size;
-      set_stream(event, u64(params.stream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020: {
-      const auto& params = as<cudaMallocFromPoolAsync_ptsz_v11020_params>(p);
-      event.bytes = params.size;
-      set_stream(event, u64(params.stream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020: {
-      const auto& params = as<cudaFreeAsync_v11020_params>(p);
-      event.dst = u64(params.devPtr);
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020: {
-      const auto& params = as<cudaFreeAsync_ptsz_v11020_params>(p);
-      event.dst = u64(params.devPtr);
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000: {
-      const auto& params = as<cudaGraphLaunch_v10000_params>(p);
-      set_stream(event, u64(params.stream));
-      set_graph_exec(u64(params.graphExec), queries, event);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000: {
-      const auto& params = as<cudaGraphLaunch_ptsz_v10000_params>(p);
-      set_stream(event, u64(params.stream));
-      set_graph_exec(u64(params.graphExec), queries, event);
-      return true;
-    }
+      return read_free(as<cudaHostUnregister_v4000_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+      return read_alloc(as<cudaMallocAsync_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
+      return read_alloc(as<cudaMallocAsync_ptsz_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020:
+      return read_alloc(as<cudaMallocFromPoolAsync_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020:
+      return read_alloc(as<cudaMallocFromPoolAsync_ptsz_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+      return read_free(as<cudaFreeAsync_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
+      return read_free(as<cudaFreeAsync_ptsz_v11020_params>(p), event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+      return read_graph_launch(as<cudaGraphLaunch_v10000_params>(p), queries, event);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
+      return read_graph_launch(as<cudaGraphLaunch_ptsz_v10000_params>(p), queries, event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000:
-      read_capture_begin(as<cudaStreamBeginCapture_v10000_params>(p), event);
-      return true;
+      return read_capture_begin(as<cudaStreamBeginCapture_v10000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000:
-      read_capture_begin(as<cudaStreamBeginCapture_ptsz_v10000_params>(p), event);
-      return true;
+      return read_capture_begin(as<cudaStreamBeginCapture_ptsz_v10000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000:
-      read_stream(as<cudaStreamEndCapture_v10000_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamEndCapture_v10000_params>(p), event);
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000:
-      read_stream(as<cudaStreamEndCapture_ptsz_v10000_params>(p), event);
-      return true;
+      return read_stream(as<cudaStreamEndCapture_ptsz_v10000_params>(p), event);
     default: return false;
   }
 }
@@ -1024,254 +849,141 @@ bool read_driver_enter(CUpti_CallbackId cbid, const void* p, DriverQueries& quer
                        Payload& payload) {
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      read_launch(as<cuLaunchKernel_params>(p), queries, event, payload);
-      return true;
+      return read_launch(as<cuLaunchKernel_params>(p), queries, event, payload);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      read_launch(as<cuLaunchKernel_ptsz_params>(p), queries, event, payload);
-      return true;
+      return read_launch(as<cuLaunchKernel_ptsz_params>(p), queries, event, payload);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      read_launch_ex(as<cuLaunchKernelEx_params>(p), queries, event, payload);
-      return true;
+      return read_launch_ex(as<cuLaunchKernelEx_params>(p), queries, event, payload);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      read_launch_ex(as<cuLaunchKernelEx_ptsz_params>(p), queries, event, payload);
-      return true;
+      return read_launch_ex(as<cuLaunchKernelEx_ptsz_params>(p), queries, event, payload);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      read_launch(as<cuLaunchCooperativeKernel_params>(p), queries, event, payload);
-      return true;
+      return read_launch(as<cuLaunchCooperativeKernel_params>(p), queries, event, payload);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      read_launch(as<cuLaunchCooperativeKernel_ptsz_params>(p), queries, event, payload);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy: read_driver_copy(as<cuMemcpy_params>(p), event); return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
-      read_driver_copy(as<cuMemcpy_ptds_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
-      read_driver_copy(as<cuMemcpyAsync_params>(p), event);
-      return true;
+      return read_launch(as<cuLaunchCooperativeKernel_ptsz_params>(p), queries, event, payload);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy: return read_copy_unified(as<cuMemcpy_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: return read_copy_unified(as<cuMemcpy_ptds_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync: return read_copy_unified(as<cuMemcpyAsync_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
-      read_driver_copy(as<cuMemcpyAsync_ptsz_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
-      read_copy_htod(as<cuMemcpyHtoD_v2_params>(p), event);
-      return true;
+      return read_copy_unified(as<cuMemcpyAsync_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2: return read_copy_htod(as<cuMemcpyHtoD_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
-      read_copy_htod(as<cuMemcpyHtoD_v2_ptds_params>(p), event);
-      return true;
+      return read_copy_htod(as<cuMemcpyHtoD_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
-      read_copy_htod(as<cuMemcpyHtoDAsync_v2_params>(p), event);
-      return true;
+      return read_copy_htod(as<cuMemcpyHtoDAsync_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
-      read_copy_htod(as<cuMemcpyHtoDAsync_v2_ptsz_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
-      read_copy_dtoh(as<cuMemcpyDtoH_v2_params>(p), event);
-      return true;
+      return read_copy_htod(as<cuMemcpyHtoDAsync_v2_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2: return read_copy_dtoh(as<cuMemcpyDtoH_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
-      read_copy_dtoh(as<cuMemcpyDtoH_v2_ptds_params>(p), event);
-      return true;
+      return read_copy_dtoh(as<cuMemcpyDtoH_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
-      read_copy_dtoh(as<cuMemcpyDtoHAsync_v2_params>(p), event);
-      return true;
+      return read_copy_dtoh(as<cuMemcpyDtoHAsync_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
-      read_copy_dtoh(as<cuMemcpyDtoHAsync_v2_ptsz_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
-      read_copy_dtod(as<cuMemcpyDtoD_v2_params>(p), event);
-      return true;
+      return read_copy_dtoh(as<cuMemcpyDtoHAsync_v2_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2: return read_copy_dtod(as<cuMemcpyDtoD_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
-      read_copy_dtod(as<cuMemcpyDtoD_v2_ptds_params>(p), event);
-      return true;
+      return read_copy_dtod(as<cuMemcpyDtoD_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
-      read_copy_dtod(as<cuMemcpyDtoDAsync_v2_params>(p), event);
-      return true;
+      return read_copy_dtod(as<cuMemcpyDtoDAsync_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
-      read_copy_dtod(as<cuMemcpyDtoDAsync_v2_ptsz_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
-      read_driver_memset(as<cuMemsetD8_v2_params>(p), event);
-      return true;
+      return read_copy_dtod(as<cuMemcpyDtoDAsync_v2_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2: return read_driver_memset(as<cuMemsetD8_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
-      read_driver_memset(as<cuMemsetD8_v2_ptds_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD8_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
-      read_driver_memset(as<cuMemsetD16_v2_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD16_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds:
-      read_driver_memset(as<cuMemsetD16_v2_ptds_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD16_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
-      read_driver_memset(as<cuMemsetD32_v2_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD32_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds:
-      read_driver_memset(as<cuMemsetD32_v2_ptds_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD32_v2_ptds_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
-      read_driver_memset(as<cuMemsetD8Async_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD8Async_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
-      read_driver_memset(as<cuMemsetD8Async_ptsz_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD8Async_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
-      read_driver_memset(as<cuMemsetD16Async_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD16Async_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz:
-      read_driver_memset(as<cuMemsetD16Async_ptsz_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD16Async_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
-      read_driver_memset(as<cuMemsetD32Async_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD32Async_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
-      read_driver_memset(as<cuMemsetD32Async_ptsz_params>(p), event);
-      return true;
+      return read_driver_memset(as<cuMemsetD32Async_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
-      read_driver_event_record(as<cuEventRecord_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuEventRecord_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
-      read_driver_event_record(as<cuEventRecord_ptsz_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuEventRecord_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
-      read_driver_event_record(as<cuEventRecordWithFlags_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuEventRecordWithFlags_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
-      read_driver_event_record(as<cuEventRecordWithFlags_ptsz_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuEventRecordWithFlags_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
-      read_driver_stream_wait(as<cuStreamWaitEvent_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuStreamWaitEvent_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
-      read_driver_stream_wait(as<cuStreamWaitEvent_ptsz_params>(p), event);
-      return true;
+      return read_event_on_stream(as<cuStreamWaitEvent_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
-      read_stream(as<cuStreamSynchronize_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamSynchronize_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
-      read_stream(as<cuStreamSynchronize_ptsz_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery: read_stream(as<cuStreamQuery_params>(p), event); return true;
+      return read_stream(as<cuStreamSynchronize_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery: return read_stream(as<cuStreamQuery_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
-      read_stream(as<cuStreamQuery_ptsz_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamQuery_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
-      read_event(as<cuEventSynchronize_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventQuery: read_event(as<cuEventQuery_params>(p), event); return true;
+      return read_event(as<cuEventSynchronize_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuEventQuery: return read_event(as<cuEventQuery_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
     case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2: return true;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
-      read_stream_create(as<cuStreamCreate_params>(p), event);
-      return true;
+      return read_stream_create(as<cuStreamCreate_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority:
-      read_stream_create(as<cuStreamCreateWithPriority_params>(p), event);
-      return true;
+      return read_stream_create(as<cuStreamCreateWithPriority_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
-      read_stream(as<cuStreamDestroy_v2_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
-      read_event(as<cuEventDestroy_v2_params>(p), event);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
-      event.bytes = as<cuMemAlloc_v2_params>(p).bytesize;
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2: event.dst = as<cuMemFree_v2_params>(p).dptr; return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
-      event.bytes = as<cuMemAllocHost_v2_params>(p).bytesize;
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
-      const auto& params = as<cuMemHostAlloc_params>(p);
-      event.bytes = params.bytesize;
-      event.value = params.Flags;
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost: event.dst = u64(as<cuMemFreeHost_params>(p).p); return true;
+      return read_stream(as<cuStreamDestroy_v2_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2: return read_event(as<cuEventDestroy_v2_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: return read_alloc(as<cuMemAlloc_v2_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2: return read_free(as<cuMemFree_v2_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2: return read_alloc(as<cuMemAllocHost_v2_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: return read_alloc(as<cuMemHostAlloc_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost: return read_free(as<cuMemFreeHost_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
       const auto& params = as<cuMemHostRegister_v2_params>(p);
-      event.dst = u64(params.p);
-      event.bytes = params.bytesize;
-      event.value = params.Flags;
-      return true;
+      read_flags(params, event);
+      return read_range(params, event);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
-      event.dst = u64(as<cuMemHostUnregister_params>(p).p);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync: {
-      const auto& params = as<cuMemAllocAsync_params>(p);
-      event.bytes = params.bytesize;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
-      const auto& params = as<cuMemAllocAsync_ptsz_params>(p);
-      event.bytes = params.bytesize;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync: {
-      const auto& params = as<cuMemAllocFromPoolAsync_params>(p);
-      event.bytes = params.bytesize;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
-      const auto& params = as<cuMemAllocFromPoolAsync_ptsz_params>(p);
-      event.bytes = params.bytesize;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync: {
-      const auto& params = as<cuMemFreeAsync_params>(p);
-      event.dst = params.dptr;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
-      const auto& params = as<cuMemFreeAsync_ptsz_params>(p);
-      event.dst = params.dptr;
-      set_stream(event, u64(params.hStream));
-      return true;
-    }
+      return read_free(as<cuMemHostUnregister_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync: return read_alloc(as<cuMemAllocAsync_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+      return read_alloc(as<cuMemAllocAsync_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+      return read_alloc(as<cuMemAllocFromPoolAsync_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+      return read_alloc(as<cuMemAllocFromPoolAsync_ptsz_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync: return read_free(as<cuMemFreeAsync_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+      return read_free(as<cuMemFreeAsync_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
       const auto& params = as<cuMemMap_params>(p);
-      event.dst = params.ptr;
-      event.bytes = params.size;
       event.handle = params.handle;  // the physical allocation (cuMemCreate) mapped there
-      return true;
+      return read_range(params, event);
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
-      const auto& params = as<cuMemUnmap_params>(p);
-      event.dst = params.ptr;
-      event.bytes = params.size;
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch: {
-      const auto& params = as<cuGraphLaunch_params>(p);
-      set_stream(event, u64(params.hStream));
-      set_graph_exec(u64(params.hGraph), queries, event);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
-      const auto& params = as<cuGraphLaunch_ptsz_params>(p);
-      set_stream(event, u64(params.hStream));
-      set_graph_exec(u64(params.hGraphExec), queries, event);
-      return true;
-    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: return read_range(as<cuMemUnmap_params>(p), event);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+      return read_graph_launch(as<cuGraphLaunch_params>(p), queries, event);
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+      return read_graph_launch(as<cuGraphLaunch_ptsz_params>(p), queries, event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
-      read_stream(as<cuStreamBeginCapture_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamBeginCapture_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
-      read_stream(as<cuStreamBeginCapture_ptsz_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamBeginCapture_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
-      read_capture_begin(as<cuStreamBeginCapture_v2_params>(p), event);
-      return true;
+      return read_capture_begin(as<cuStreamBeginCapture_v2_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
-      read_capture_begin(as<cuStreamBeginCapture_v2_ptsz_params>(p), event);
-      return true;
+      return read_capture_begin(as<cuStreamBeginCapture_v2_ptsz_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
-      read_stream(as<cuStreamEndCapture_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamEndCapture_params>(p), event);
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
-      read_stream(as<cuStreamEndCapture_ptsz_params>(p), event);
-      return true;
+      return read_stream(as<cuStreamEndCapture_ptsz_params>(p), event);
     default: return false;
   }
 }
