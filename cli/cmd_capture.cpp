@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "own_directory.h"
 #include "trace_stats.h"
 
 namespace racetrack::cli {
@@ -28,15 +29,11 @@ struct CaptureArgs {
   std::vector<std::string> command;
 };
 
-fs::path own_directory() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : exe.parent_path();
-}
+fs::path binary_directory() { return own_directory().value_or(fs::current_path()); }
 
 // The first of `relative` (to this binary's directory) that exists.
 std::optional<fs::path> find_beside_binary(std::initializer_list<const char*> relative) {
-  const fs::path dir = own_directory();
+  const fs::path dir = binary_directory();
   for (const char* r : relative) {
     std::error_code ec;
     fs::path p = fs::weakly_canonical(dir / r, ec);
@@ -114,7 +111,7 @@ int capture(const CaptureArgs& args) {
   auto library = find_library(args.library);
   if (!library || !fs::exists(*library)) {
     std::cerr << "racetrack capture: libracetrack_capture.so not found ("
-              << (library ? library->string() : "looked beside " + own_directory().string())
+              << (library ? library->string() : "looked beside " + binary_directory().string())
               << "); pass --library PATH or set RACETRACK_CAPTURE_LIBRARY\n";
     return kExitBadInput;
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "own_directory.h"
 
 namespace racetrack::cli {
 namespace {
@@ -20,10 +21,8 @@ constexpr const char* kViewer = "racetrack-viewer";
 // Next to this binary first (a build tree or an install keeps them
 // together), then on PATH.
 std::optional<fs::path> find_viewer(std::string& searched) {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path beside = self.parent_path() / kViewer;
+  if (const auto dir = own_directory()) {
+    const fs::path beside = *dir / kViewer;
     searched = beside.parent_path().string();
     if (::access(beside.c_str(), X_OK) == 0) return beside;
   }
