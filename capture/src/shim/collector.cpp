@@ -148,7 +148,6 @@ void Collector::cycle(bool final) {
                  status.error().describe().c_str());
     finished_.store(true, std::memory_order_release);
   }
-  cycles_.fetch_add(1);
 }
 
 void Collector::request_flush_from_signal(bool final) {

@@ -68,7 +68,6 @@ class Collector {
 
   std::mutex cycle_mutex_;  // one cycle at a time (flusher, exit, fork)
   std::atomic<int> signal_request_{0};  // 1 flush, 2 final
-  std::atomic<uint64_t> cycles_{0};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};
   uint64_t corrupt_buffers_ = 0;
