@@ -9,6 +9,7 @@ and is not counted. Exit status 0 whether or not the race manifests.
 """
 
 import argparse
+import sys
 
 import torch
 
@@ -140,6 +141,8 @@ def main():
     parser.add_argument("--elements", type=int, default=1 << 22, help="floats per tensor")
     parser.add_argument("--sleep-cycles", type=int, default=20_000_000, help="GPU cycles the slow stream sleeps")
     args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("torch_hazards.py: needs a CUDA GPU (torch.cuda.is_available() is False)")
 
     hazards = Hazards(args.elements, args.sleep_cycles)
     run = getattr(hazards, args.hazard.lower())

@@ -22,6 +22,7 @@ offloading.
 """
 
 import argparse
+import sys
 import time
 
 import torch
@@ -215,6 +216,8 @@ def max_relative_error(got, want):
 
 def main():
     args = parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("train_offload.py: needs a CUDA GPU (torch.cuda.is_available() is False)")
     torch.manual_seed(0)
     torch.set_float32_matmul_precision("high")
     manager = OffloadManager(args.reload, args.race, args.offload_delay_cycles)
