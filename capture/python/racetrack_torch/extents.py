@@ -33,6 +33,8 @@ def tensor_span(tensor):
 
 def merge_spans(spans):
     """Sorted spans with overlapping or touching ones joined."""
+    if len(spans) == 1:  # the common case: one tensor per mode
+        return spans
     merged = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
