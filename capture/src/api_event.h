@@ -50,7 +50,6 @@ enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kNvtx = 2, kResource
 enum ApiFlag : uint16_t {
   kFlagAsync = 1 << 0,             // the *Async variant of a copy/memset/alloc
   kFlagPerThreadStream = 1 << 1,   // _ptsz entry point or cudaStreamPerThread
-  kFlagCapturing = 1 << 2,         // issued into a stream capture (not executed)
 };
 
 inline constexpr uint32_t kNoId = 0xFFFFFFFFu;

@@ -29,10 +29,8 @@ bool failed(const ApiEvent& e) {
   return e.result != 0 && !(is_query(e.kind) && e.result == kNotReady);
 }
 
-// Captured into a graph (or into a capture CUPTI gave no node for): not executed.
-bool captured(const ApiEvent& e) {
-  return e.graph_node != 0 || (e.flags & kFlagCapturing);
-}
+// Captured into a graph (a node was created inside the call): not executed.
+bool captured(const ApiEvent& e) { return e.graph_node != 0; }
 
 bool is_nvtx(ApiKind kind) {
   return kind == ApiKind::kNvtxPush || kind == ApiKind::kNvtxPop || kind == ApiKind::kNvtxMark;
@@ -254,12 +252,11 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
     ++stats.failed_calls;
     return;
   }
-  if (e.graph_node != 0) {
+  if (captured(e)) {
     graphs.add_template(e.graph_node, NodeTemplate{e, call.payload, std::move(launch_accesses)});
     ++stats.graph_templates;
     return;
   }
-  if (captured(e)) return;
 
   const uint32_t context = context_of(call);
   thread_context[e.os_tid] = context;

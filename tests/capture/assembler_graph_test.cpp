@@ -23,15 +23,12 @@ constexpr uint64_t kExecA = 8589934592, kExecSet = 8589934593, kExecB = 85899345
 void capture_graph(FakeProgram& p, FakeStream s) {
   p.call(ApiKind::kCaptureBegin, s);
   p.launch(s, {0x10000, 1}, "", /*with_record=*/false);
-  for (size_t i = p.events.size() - 2; i < p.events.size(); ++i) {
-    p.events[i].event.flags |= kFlagCapturing;
-    if (p.events[i].event.domain == ApiDomain::kDriver)
-      p.events[i].event.graph_node = kNodeA;  // one half knows
-  }
+  for (size_t i = p.events.size() - 2; i < p.events.size(); ++i)
+    if (p.events[i].event.domain == ApiDomain::kDriver) p.events[i].event.graph_node = kNodeA;  // one half knows
   ApiEvent& set = p.call(ApiKind::kMemset, s);
   set.dst = 0x10000;
   set.bytes = 128;
-  set.flags = kFlagAsync | kFlagCapturing;
+  set.flags = kFlagAsync;
   set.graph_node = kNodeSet;
   p.launch(s, {0x10040}, "", /*with_record=*/false);
   for (size_t i = p.events.size() - 2; i < p.events.size(); ++i) p.events[i].event.graph_node = kNodeB;
