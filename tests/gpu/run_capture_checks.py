@@ -18,9 +18,9 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import time
+
+from budgeted_runs import BudgetedRunner, last_line, table
 
 RACETRACK = "bin/racetrack"
 EXPECTED = "capture/workloads/expected.json"
@@ -44,45 +44,18 @@ INFO_RATIOS = [
 ]
 
 
-class Runner:
+class Runner(BudgetedRunner):
     def __init__(self, args):
-        self.args = args
-        self.start = time.monotonic()
+        super().__init__(args)
         self.verdicts = []  # (workload, variant, expected, got, passed, data)
         self.dropped = []  # (count, where): dropped-record counts the captures reported
-        self.runs = 0
         self.captures = 0  # runs with the capturer, whose dropped counts matter
         self.torch_ok = False
-        os.makedirs(args.work_dir, exist_ok=True)
-
-    def elapsed(self):
-        return time.monotonic() - self.start
-
-    def remaining(self):
-        return self.args.budget_s - self.elapsed()
-
-    def log(self, text):
-        print(f"[{self.elapsed():5.0f}s] {text}", flush=True)
 
     def run(self, command, label, env=None, timeout=None):
-        """Runs a command, keeps its output in WORK_DIR/NN-label.log; returns (rc, output)."""
-        self.runs += 1
-        path = os.path.join(self.args.work_dir, f"{self.runs:03d}-{label}.log")
-        if self.remaining() < 5:
-            return 125, "[not run: the time budget is spent]\n"
-        limit = min(timeout or self.args.run_timeout_s, self.remaining())
-        try:
-            done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=limit, check=False)
-            rc, output = done.returncode, done.stdout.decode(errors="replace")
-        except subprocess.TimeoutExpired as stopped:
-            rc = 124
-            output = (stopped.stdout or b"").decode(errors="replace") + f"\n[timed out after {limit:.0f} s]\n"
-        except OSError as error:
-            rc, output = 127, f"{error}\n"
-        with open(path, "w") as out:
-            out.write(" ".join(command) + "\n" + output)
-        return rc, output
+        """Runs a command (stderr folded into the output); returns (rc, output)."""
+        rc, output, note = self.execute(command, label, env=env, timeout=timeout, merge_stderr=True)
+        return rc, output + note  # note: why it did not run or was cut short
 
     def capture(self, trace, flags, command, label, env=None):
         if os.path.exists(trace):
@@ -318,26 +291,15 @@ def ratio(overhead, loop, num, den):
     return medians[num] / medians[den]
 
 
-def last_line(output):
-    lines = [line for line in output.strip().splitlines() if line.strip()]
-    return lines[-1][:100] if lines else "(no output)"
 
 
 def failure_line(output):
     """The program's own last words, rather than the launcher's summary."""
     lines = [line for line in output.strip().splitlines()
              if line.strip() and not line.startswith("racetrack capture:")]
-    return lines[-1][:100] if lines else last_line(output)
+    return lines[-1][:120] if lines else (last_line(output) or "(no output)")
 
 
-def table(rows):
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    out = []
-    for index, row in enumerate(rows):
-        out.append(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            out.append("-+-".join("-" * width for width in widths))
-    return out
 
 
 def torch_works(python, runner):

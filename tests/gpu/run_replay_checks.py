@@ -22,9 +22,9 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
-import time
+
+from budgeted_runs import BudgetedRunner, last_line, table
 
 RACETRACK = "bin/racetrack"
 SAMPLES = "traces/samples"
@@ -33,41 +33,12 @@ FIDELITY_TOLERANCE = 0.15
 MIN_OPS_PER_SECOND = 200_000
 
 
-class Runner:
+class Runner(BudgetedRunner):
     def __init__(self, args):
-        self.args = args
-        self.start = time.monotonic()
+        super().__init__(args)
         self.rows = []  # (check, trace, expected, got, passed)
-        self.runs = 0
-        os.makedirs(args.work_dir, exist_ok=True)
 
-    def elapsed(self):
-        return time.monotonic() - self.start
-
-    def remaining(self):
-        return self.args.budget_s - self.elapsed()
-
-    def log(self, text):
-        print(f"[{self.elapsed():5.0f}s] {text}", flush=True)
-
-    def run(self, command, label):
-        """Runs a command, keeps its output in WORK_DIR/NNN-label.log; returns (rc, stdout, stderr)."""
-        self.runs += 1
-        path = os.path.join(self.args.work_dir, f"{self.runs:03d}-{label}.log")
-        if self.remaining() < 5:
-            return 125, "", "[not run: the time budget is spent]"
-        limit = min(self.args.run_timeout_s, self.remaining())
-        try:
-            done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=limit, check=False)
-            rc, out, err = done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
-        except subprocess.TimeoutExpired as stopped:
-            rc, out = 124, (stopped.stdout or b"").decode(errors="replace")
-            err = f"[timed out after {limit:.0f} s]"
-        except OSError as error:
-            rc, out, err = 127, "", str(error)
-        with open(path, "w") as f:
-            f.write(" ".join(command) + "\n" + out + "\n--- stderr\n" + err)
-        return rc, out, err
+    run = BudgetedRunner.execute
 
     def replay(self, trace, flags, label):
         """`racetrack replay --backend cuda --format json`; returns (report or None, why)."""
@@ -256,19 +227,8 @@ def info_span_us(output):
     return float(match.group(1)) if match else None
 
 
-def last_line(output):
-    lines = [line for line in output.strip().splitlines() if line.strip()]
-    return lines[-1][:120] if lines else ""
 
 
-def table(rows):
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    out = []
-    for index, row in enumerate(rows):
-        out.append(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if index == 0:
-            out.append("-+-".join("-" * width for width in widths))
-    return out
 
 
 def main():
