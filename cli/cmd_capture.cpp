@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "own_directory.h"
+#include "racetrack/traces/output_file.h"
 #include "trace_stats.h"
 
 namespace racetrack::cli {
@@ -29,7 +30,9 @@ struct CaptureArgs {
   std::vector<std::string> command;
 };
 
-fs::path binary_directory() { return own_directory().value_or(fs::current_path()); }
+fs::path binary_directory() {
+  return own_directory().value_or(fs::current_path());
+}
 
 // The first of `relative` (to this binary's directory) that exists.
 std::optional<fs::path> find_beside_binary(std::initializer_list<const char*> relative) {
@@ -44,11 +47,10 @@ std::optional<fs::path> find_beside_binary(std::initializer_list<const char*> re
 
 std::optional<fs::path> find_library(const std::string& explicit_path) {
   if (!explicit_path.empty()) return fs::absolute(explicit_path);
-  if (const char* env = std::getenv("RACETRACK_CAPTURE_LIBRARY"); env && *env)
-    return fs::absolute(env);
+  if (const char* env = std::getenv("RACETRACK_CAPTURE_LIBRARY"); env && *env) return fs::absolute(env);
   // Build tree (build/cli -> build/capture), bundle or install (bin -> lib).
-  return find_beside_binary({"../capture/libracetrack_capture.so", "../lib/libracetrack_capture.so",
-                             "libracetrack_capture.so"});
+  return find_beside_binary(
+      {"../capture/libracetrack_capture.so", "../lib/libracetrack_capture.so", "libracetrack_capture.so"});
 }
 
 std::optional<fs::path> find_python_package() {
@@ -83,8 +85,7 @@ int run_command(const std::vector<std::string>& command) {
   }
   if (child == 0) {
     execvp(argv[0], argv.data());
-    std::cerr << "racetrack capture: cannot run " << command[0] << ": " << std::strerror(errno)
-              << "\n";
+    std::cerr << "racetrack capture: cannot run " << command[0] << ": " << std::strerror(errno) << "\n";
     _exit(127);
   }
   // The terminal's Ctrl-C reaches the command too; the launcher outlives it
@@ -116,6 +117,11 @@ int capture(const CaptureArgs& args) {
     return kExitBadInput;
   }
   const fs::path output = fs::absolute(args.output);
+  // Before the program runs: a capture that cannot be written is known now.
+  if (auto usable = check_output(output.string(), {}); !usable) {
+    std::cerr << "racetrack capture: -o " << usable.error().describe() << "\n";
+    return kExitBadInput;
+  }
   std::error_code ec;
   fs::remove(output, ec);
   char index_template[] = "/tmp/racetrack-capture-XXXXXX";
@@ -159,8 +165,7 @@ int capture(const CaptureArgs& args) {
   if (traces.empty())
     std::cerr << "racetrack capture: no trace was written (the command never initialised "
                  "CUDA, another CUPTI tool held it, or it died before the first flush"
-              << (fs::exists(output) ? "; a partial trace is at " + output.string() : "")
-              << ")\n";
+              << (fs::exists(output) ? "; a partial trace is at " + output.string() : "") << ")\n";
   for (const std::string& path : traces) {
     TraceStats stats;
     Status read = gather_stats(path, stats);
@@ -175,8 +180,7 @@ int capture(const CaptureArgs& args) {
 
 void add_capture(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "capture",
-      "Run a CUDA or PyTorch program and record what it asks the GPU to do (CUPTI)");
+      "capture", "Run a CUDA or PyTorch program and record what it asks the GPU to do (CUPTI)");
   cmd->footer(
       "The command's exit status is preserved. Each CUDA process writes its own trace: "
       "OUT, or OUT with .rankN (torchrun) or .PID inserted when several processes share it. "

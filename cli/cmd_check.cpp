@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "racetrack/race/report.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
@@ -41,6 +42,11 @@ std::set<std::string> parse_suppressions(const std::string& text) {
 }
 
 int run_check(const CheckArgs& a) {
+  if (!a.emit_fixed.empty())
+    if (auto usable = check_output(a.emit_fixed, {a.path, a.suppress, a.kernel_modes}); !usable) {
+      std::cerr << usable.error().describe() << "\n";
+      return kExitBadInput;
+    }
   race::CheckOptions options;
   if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
     std::cerr << "check: --min-confidence must be definite, likely or possible\n";
@@ -104,10 +110,14 @@ void add_check(CLI::App& app, int& exit_code) {
       "check", "Find unsynchronised accesses between streams; explain each and suggest a verified fix");
   auto a = std::make_shared<CheckArgs>();
   cmd->add_option("FILE", a->path, "trace (.rtrace, .pbtxt or .json)")->required();
-  cmd->add_option("--format", a->format, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--min-confidence", a->min_confidence, "show hazards at least this certain: definite, likely, possible")
+  cmd->add_option("--format", a->format, "text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--min-confidence", a->min_confidence,
+                  "show hazards at least this certain: definite, likely, possible")
       ->capture_default_str();
-  cmd->add_option("--max", a->max_groups, "show at most this many hazard groups in full")->capture_default_str();
+  cmd->add_option("--max", a->max_groups, "show at most this many hazard groups in full")
+      ->capture_default_str();
   cmd->add_option("--suppress", a->suppress, "file of hazard signatures to suppress, one per line");
   cmd->add_option("--emit-fixed", a->emit_fixed, "write the trace with every suggested fix applied");
   cmd->add_option("--kernel-modes", a->kernel_modes,

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "racetrack/traces/output_file.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack::cli {
@@ -14,6 +15,10 @@ struct ConvertOptions {
 // Binary to binary streams chunk by chunk; anything involving text or JSON
 // holds the whole trace (those encodings are one message).
 int convert(const ConvertOptions& o) {
+  if (auto usable = check_output(o.out, {o.in}); !usable) {
+    std::cerr << usable.error().describe() << "\n";
+    return kExitBadInput;
+  }
   WriterOptions writer_options;
   writer_options.compress = o.compress;
   if (encoding_for_write(o.out) == Encoding::kBinary) {
@@ -33,7 +38,8 @@ int convert(const ConvertOptions& o) {
       if (!more) {
         // Keep what was complete: the output holds every chunk before the bad one.
         (void)writer->close();
-        std::cerr << more.error().describe() << "\n" << o.out << ": kept the complete chunks before the error\n";
+        std::cerr << more.error().describe() << "\n"
+                  << o.out << ": kept the complete chunks before the error\n";
         return kExitBadInput;
       }
       if (!*more) break;
@@ -71,7 +77,8 @@ int convert(const ConvertOptions& o) {
 }  // namespace
 
 void add_convert(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("convert", "Convert between binary (.rtrace), text (.pbtxt) and JSON (.json)");
+  auto* cmd =
+      app.add_subcommand("convert", "Convert between binary (.rtrace), text (.pbtxt) and JSON (.json)");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("IN", o->in, "input trace")->required();
   cmd->add_option("OUT", o->out, "output trace; the extension picks the encoding")->required();

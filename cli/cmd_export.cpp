@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "racetrack/traces/export.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
@@ -15,6 +16,10 @@ struct ExportOptions {
 };
 
 int run_export(const ExportOptions& o) {
+  if (auto usable = check_output(o.out, {o.in}); !usable) {
+    std::cerr << usable.error().describe() << "\n";
+    return kExitBadInput;
+  }
   const ExportFormat format = o.format.empty()       ? export_format_for(o.out)
                               : o.format == "chrome" ? ExportFormat::kChrome
                                                      : ExportFormat::kPerfetto;

@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "racetrack/replay/replay.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
@@ -12,13 +13,19 @@ struct ReplayArgs {
 };
 
 int run_replay(ReplayArgs& a) {
+  if (!a.options.output.empty())
+    if (auto usable = check_output(a.options.output, {a.path}); !usable) {
+      std::cerr << usable.error().describe() << "\n";
+      return kExitBadInput;
+    }
   a.options.traced_timing = a.timing == "traced";
   auto report = replay::replay_file(a.path, a.options);
   if (!report) {
     std::cerr << report.error().describe() << "\n";
     return kExitBadInput;
   }
-  std::cout << (a.format == "json" ? replay::format_replay_json(*report) : replay::format_replay_text(*report));
+  std::cout << (a.format == "json" ? replay::format_replay_json(*report)
+                                   : replay::format_replay_text(*report));
   if (!a.options.output.empty()) std::cerr << "wrote the replayed timeline to " << a.options.output << "\n";
   const bool manifested = std::any_of(report->hazards.begin(), report->hazards.end(),
                                       [](const replay::ReplayHazard& h) { return h.manifested_runs > 0; });
@@ -28,28 +35,35 @@ int run_replay(ReplayArgs& a) {
 }  // namespace
 
 void add_replay(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("replay", "Re-execute a trace with real concurrency and catch hazards corrupting data");
+  auto* cmd = app.add_subcommand(
+      "replay", "Re-execute a trace with real concurrency and catch hazards corrupting data");
   auto a = std::make_shared<ReplayArgs>();
   auto& o = a->options;
   cmd->add_option("FILE", a->path, "trace")->required();
   cmd->add_option("--backend", o.backend, "host (CPU threads) or cuda (needs a GPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"host", "cuda"}));
-  cmd->add_flag("--stress", o.stress, "hold the first op of each hazard back (seeded) so the race window opens");
+  cmd->add_flag("--stress", o.stress,
+                "hold the first op of each hazard back (seeded) so the race window opens");
   cmd->add_option("--repeat", o.repeat, "runs")->capture_default_str()->check(CLI::Range(1u, 100000u));
   cmd->add_option("--seed", o.seed, "seed of the --stress delays")->capture_default_str();
-  cmd->add_option("--stress-ns", o.stress_ns, "longest --stress delay (ns)")->capture_default_str()
+  cmd->add_option("--stress-ns", o.stress_ns, "longest --stress delay (ns)")
+      ->capture_default_str()
       ->check(CLI::Range(int64_t{1000}, int64_t{10'000'000'000}));
   cmd->add_option("--timing", a->timing, "traced: ops take their traced time; fast: as fast as possible")
       ->capture_default_str()
       ->check(CLI::IsMember({"traced", "fast"}));
-  cmd->add_option("--granule", o.granule, "bytes per version stamp")->capture_default_str()
+  cmd->add_option("--granule", o.granule, "bytes per version stamp")
+      ->capture_default_str()
       ->check(CLI::Range(uint64_t{4}, uint64_t{1} << 30));
   cmd->add_option("--memory-limit", o.memory_limit, "arena bytes; larger footprints are scaled down")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the replayed timeline (measured times) as a trace");
-  cmd->add_option("--format", a->format, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
-  cmd->footer("Exit status: 0 no corruption seen, 1 a hazard manifested, 2 bad input or no GPU for --backend cuda.");
+  cmd->add_option("--format", a->format, "text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->footer(
+      "Exit status: 0 no corruption seen, 1 a hazard manifested, 2 bad input or no GPU for --backend cuda.");
   cmd->callback([a, &exit_code] { exit_code = run_replay(*a); });
 }
 

@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "racetrack/des/simulate.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
@@ -40,10 +41,16 @@ bool parse_wait(const std::string& spec, race::FixEdit& out) {
 }
 
 int run_sim(SimArgs& a) {
+  if (!a.options.output.empty())
+    if (auto usable = check_output(a.options.output, {a.path}); !usable) {
+      std::cerr << usable.error().describe() << "\n";
+      return kExitBadInput;
+    }
   for (const auto& spec : a.slow) {
     std::pair<std::string, double> slow;
     if (!parse_slow(spec, slow)) {
-      std::cerr << "sim: bad --slow '" << spec << "': expected STREAM=FACTOR (name, role or id; factor > 0)\n";
+      std::cerr << "sim: bad --slow '" << spec
+                << "': expected STREAM=FACTOR (name, role or id; factor > 0)\n";
       return kExitBadInput;
     }
     a.options.slow.push_back(slow);
@@ -78,30 +85,44 @@ int run_sim(SimArgs& a) {
 }  // namespace
 
 void add_sim(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("sim", "Run a trace on a model GPU: show hazards corrupting data and what fixes cost");
+  auto* cmd = app.add_subcommand(
+      "sim", "Run a trace on a model GPU: show hazards corrupting data and what fixes cost");
   auto a = std::make_shared<SimArgs>();
   auto& o = a->options;
   cmd->add_option("FILE", a->path, "trace")->required();
-  cmd->add_option("--slow", a->slow, "STREAM=FACTOR: slow a stream (name, role or id) by FACTOR (repeatable)");
-  cmd->add_option("--jitter", o.schedule.jitter_sigma, "SIGMA: multiply device durations by exp(SIGMA * N(0,1))")
+  cmd->add_option("--slow", a->slow,
+                  "STREAM=FACTOR: slow a stream (name, role or id) by FACTOR (repeatable)");
+  cmd->add_option("--jitter", o.schedule.jitter_sigma,
+                  "SIGMA: multiply device durations by exp(SIGMA * N(0,1))")
       ->check(CLI::Range(0.0, 4.0));
   cmd->add_option("--seed", o.schedule.seed, "seed of the jitter")->capture_default_str();
   cmd->add_flag("--adversarial", o.adversarial,
-                "demonstrate each hazard: hold its first op back until the rest has run (consistent with happens-before)");
-  cmd->add_flag("--apply-fixes", o.apply_fixes, "apply the checker's suggested fixes and report what they cost");
+                "demonstrate each hazard: hold its first op back until the rest has run (consistent with "
+                "happens-before)");
+  cmd->add_flag("--apply-fixes", o.apply_fixes,
+                "apply the checker's suggested fixes and report what they cost");
   cmd->add_option("--add-wait", a->add_wait, "FIRST:SECOND: make op SECOND wait for op FIRST (repeatable)");
-  cmd->add_option("--jitter-schedules", o.jitter_schedules, "what-if: also try this many seeded jitter schedules")
+  cmd->add_option("--jitter-schedules", o.jitter_schedules,
+                  "what-if: also try this many seeded jitter schedules")
       ->capture_default_str();
-  cmd->add_option("--kernel-slots", o.schedule.kernel_slots, "kernels that may run at once")->capture_default_str()
+  cmd->add_option("--kernel-slots", o.schedule.kernel_slots, "kernels that may run at once")
+      ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--h2d-gbps", a->h2d_gbps, "H2D bandwidth for copies without traced times (GB/s)")->capture_default_str();
-  cmd->add_option("--d2h-gbps", a->d2h_gbps, "D2H bandwidth for copies without traced times (GB/s)")->capture_default_str();
-  cmd->add_option("--kernel-us", o.costs.kernel_ns, "duration of kernels without traced times (ns)")->capture_default_str();
-  cmd->add_flag("--modelled-times", a->modelled_times, "ignore traced durations; use the cost model for everything");
-  cmd->add_option("--min-confidence", a->min_confidence, "hazards to demonstrate: definite, likely or possible")
+  cmd->add_option("--h2d-gbps", a->h2d_gbps, "H2D bandwidth for copies without traced times (GB/s)")
+      ->capture_default_str();
+  cmd->add_option("--d2h-gbps", a->d2h_gbps, "D2H bandwidth for copies without traced times (GB/s)")
+      ->capture_default_str();
+  cmd->add_option("--kernel-us", o.costs.kernel_ns, "duration of kernels without traced times (ns)")
+      ->capture_default_str();
+  cmd->add_flag("--modelled-times", a->modelled_times,
+                "ignore traced durations; use the cost model for everything");
+  cmd->add_option("--min-confidence", a->min_confidence,
+                  "hazards to demonstrate: definite, likely or possible")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the simulated timeline as a trace");
-  cmd->add_option("--format", a->format, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", a->format, "text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   cmd->footer("Exit status: 0 no corruption shown, 1 a hazard manifested, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_sim(*a); });
 }

@@ -1,8 +1,10 @@
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
+#include "racetrack/traces/output_file.h"
 #include "racetrack/traces/synth.h"
+#include "racetrack/traces/trace_io.h"
 
 namespace racetrack::cli {
 namespace {
@@ -53,7 +55,23 @@ int run_synth(SynthArgs& a) {
   a.options.schedule = a.schedule == "sequential" ? Schedule::kSequential : Schedule::k1F1B;
   a.options.known_modes = a.modes == "known";
   a.options.writer.compress = !a.no_compress;
-  auto writer = TraceWriter::create(a.out, a.options.writer);
+  const std::string truth = a.truth.empty() ? a.out + ".truth.json" : a.truth;
+  for (const auto& [path, others] :
+       {std::pair{a.out, std::vector<std::string>{}}, std::pair{truth, std::vector{a.out}}})
+    if (auto usable = check_output(path, others); !usable) {
+      std::cerr << usable.error().describe() << "\n";
+      return kExitBadInput;
+    }
+  // The generator streams binary chunks; text and JSON outputs are converted
+  // from a temporary binary trace beside them.
+  const bool binary = encoding_for_write(a.out) == Encoding::kBinary;
+  auto staging = binary ? Result<OutputFile>(Error{}) : OutputFile::create(a.out + ".rtrace");
+  if (!binary && !staging) {
+    std::cerr << staging.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  const std::string written = binary ? a.out : staging->temp_path();
+  auto writer = TraceWriter::create(written, a.options.writer);
   if (!writer) {
     std::cerr << writer.error().describe() << "\n";
     return kExitBadInput;
@@ -67,11 +85,22 @@ int run_synth(SynthArgs& a) {
     std::cerr << s.error().describe() << "\n";
     return kExitBadInput;
   }
-  const std::string truth = a.truth.empty() ? a.out + ".truth.json" : a.truth;
-  std::ofstream(truth) << ground_truth_json(a.options, *result);
-  std::cout << a.out << ": " << result->ops << " ops, " << result->iterations << " iterations, "
-            << writer->bytes_written() << " bytes; " << result->injected.size() << " injected hazard(s) listed in "
-            << truth << "\n";
+  uint64_t bytes = writer->bytes_written();
+  if (!binary) {
+    auto trace = load_trace(written);
+    Status saved = trace ? save_trace(*trace, a.out) : Status(trace.error());
+    if (!saved) {
+      std::cerr << saved.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    bytes = std::filesystem::file_size(a.out);
+  }
+  if (auto s = write_file_atomically(truth, ground_truth_json(a.options, *result)); !s) {
+    std::cerr << "synth: " << s.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  std::cout << a.out << ": " << result->ops << " ops, " << result->iterations << " iterations, " << bytes
+            << " bytes; " << result->injected.size() << " injected hazard(s) listed in " << truth << "\n";
   for (int s = 0; s < kHazardShapeCount; ++s)
     if (result->not_placed[s])
       std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
@@ -83,12 +112,18 @@ int run_synth(SynthArgs& a) {
 }  // namespace
 
 void add_synth(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("synth", "Generate a training-step trace with offloading, recompute and injected hazards");
+  auto* cmd = app.add_subcommand(
+      "synth", "Generate a training-step trace with offloading, recompute and injected hazards");
   auto a = std::make_shared<SynthArgs>();
-  cmd->add_option("-o,--output", a->out, "output trace (.rtrace)")->required();
+  cmd->add_option("-o,--output", a->out,
+                  "output trace: .rtrace (binary), .pbtxt (text) or .json, by extension")
+      ->required();
   cmd->add_option("--seed", a->options.seed, "random seed")->capture_default_str();
-  cmd->add_option("--ops", a->options.target_ops, "approximate op count (whole iterations)")->capture_default_str();
-  cmd->add_option("--layers", a->options.layers, "transformer layers")->capture_default_str()->check(CLI::Range(1, 4096));
+  cmd->add_option("--ops", a->options.target_ops, "approximate op count (whole iterations)")
+      ->capture_default_str();
+  cmd->add_option("--layers", a->options.layers, "transformer layers")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--microbatches", a->options.microbatches, "microbatches per iteration")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
@@ -103,9 +138,10 @@ void add_synth(CLI::App& app, int& exit_code) {
                   "argument words over driver segments (bare CUPTI)")
       ->capture_default_str()
       ->check(CLI::IsMember({"known", "raw"}));
-  cmd->add_option("--inject", a->inject,
-                  "inject hazards (repeatable): C1..C5, with :COUNT and/or @ITERATION to place them from that "
-                  "iteration on, or all");
+  cmd->add_option(
+      "--inject", a->inject,
+      "inject hazards (repeatable): C1..C5, with :COUNT and/or @ITERATION to place them from that "
+      "iteration on, or all");
   cmd->add_option("--truth", a->truth, "ground-truth JSON (default OUTPUT.truth.json)");
   cmd->add_flag("--no-compress", a->no_compress, "write uncompressed chunks");
   cmd->callback([a, &exit_code] { exit_code = run_synth(*a); });

@@ -18,6 +18,17 @@ void prefer_offscreen_for_screenshots(int argc, char** argv) {
       qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
+// Qt aborts when no platform can start; say why instead, and how to get a
+// picture without a display.
+bool has_display(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0)
+      return true;
+  return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
 int usage_error(const QString& message) {
   std::cerr << "racetrack-viewer: " << message.toStdString() << " (see --help)\n";
   return 2;
@@ -27,6 +38,13 @@ int usage_error(const QString& message) {
 
 int main(int argc, char** argv) {
   prefer_offscreen_for_screenshots(argc, argv);
+  if (!has_display(argc, argv)) {
+    std::cerr
+        << "racetrack-viewer: no display found (DISPLAY and WAYLAND_DISPLAY are not set), so no window can "
+           "open. For a picture without a display: racetrack view FILE --screenshot OUT.png "
+           "[--select-hazard N]; or run under a virtual display (xvfb-run racetrack view FILE).\n";
+    return 2;
+  }
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("racetrack"));
   QApplication::setApplicationName(QStringLiteral("racetrack-viewer"));

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "main_window.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::viewer {
 
@@ -18,6 +19,11 @@ std::optional<QSize> parse_size(const QString& text) {
 }
 
 int run_screenshot(const ScreenshotOptions& options) {
+  const std::string out = options.out.toStdString();
+  if (auto usable = check_output(out, {options.trace.toStdString()}); !usable) {
+    std::cerr << usable.error().describe() << "\n";
+    return 2;
+  }
   MainWindow window(MainWindow::Mode::kHeadless);
   window.resize(options.size);
   window.show();
@@ -30,8 +36,9 @@ int run_screenshot(const ScreenshotOptions& options) {
     return 2;
   }
   QApplication::processEvents();
-  if (!window.grab().save(options.out, "PNG")) {
-    std::cerr << options.out.toStdString() << ": cannot write the screenshot\n";
+  auto file = OutputFile::create(out);
+  if (!file || !window.grab().save(QString::fromStdString(file->temp_path()), "PNG") || !file->commit()) {
+    std::cerr << out << ": cannot write the screenshot\n";
     return 2;
   }
   std::cout << "wrote " << options.out.toStdString() << " (" << options.size.width() << "x"

@@ -91,7 +91,7 @@ TEST_F(ExportCli, AnUnwritableOutputExitsTwo) {
   const std::string out = dir_.path("no/such/dir/out.pftrace");
   const CliRun run = racetrack("export " + shell_quote(in_) + " " + shell_quote(out));
   EXPECT_EQ(run.code, 2);
-  EXPECT_THAT(run.err, StartsWith(out + ": cannot create"));
+  EXPECT_THAT(run.err, StartsWith(out + ": cannot write: directory "));
 }
 
 }  // namespace

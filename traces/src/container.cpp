@@ -18,9 +18,8 @@ uint32_t get_u32(const unsigned char* p) {
 }
 
 bool chunk_is_empty(const v1::Chunk& c) {
-  return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 &&
-         c.events_size() == 0 && c.threads_size() == 0 && c.regions_size() == 0 &&
-         c.ops_size() == 0;
+  return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 && c.events_size() == 0 &&
+         c.threads_size() == 0 && c.regions_size() == 0 && c.ops_size() == 0;
 }
 
 }  // namespace
@@ -29,7 +28,13 @@ TraceWriter::TraceWriter(FilePtr file, std::string path, WriterOptions options)
     : file_(std::move(file)), path_(std::move(path)), options_(options) {}
 
 Result<TraceWriter> TraceWriter::create(const std::string& path, WriterOptions options) {
-  FilePtr file(std::fopen(path.c_str(), "wb"));
+  std::optional<OutputFile> output;
+  if (!options.in_place) {
+    auto temp = OutputFile::create(path);
+    if (!temp) return temp.error();
+    output.emplace(std::move(*temp));
+  }
+  FilePtr file(std::fopen(output ? output->temp_path().c_str() : path.c_str(), "wb"));
   if (!file) return Error{"cannot create: " + std::string(std::strerror(errno)), {}, path};
   unsigned char header[kFileHeaderSize];
   std::memcpy(header, kMagic, sizeof kMagic);
@@ -38,6 +43,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, WriterOptions o
   if (std::fwrite(header, 1, sizeof header, file.get()) != sizeof header)
     return Error{"write failed", 0, path};
   TraceWriter writer(std::move(file), path, options);
+  writer.output_ = std::move(output);
   writer.offset_ = kFileHeaderSize;
   return writer;
 }
@@ -53,8 +59,7 @@ Status TraceWriter::write_frame(const v1::Chunk& chunk) {
   Codec codec = Codec::kNone;
   if (options_.compress) {
     stored_.resize(ZSTD_compressBound(raw_.size()));
-    size_t n = ZSTD_compress(stored_.data(), stored_.size(), raw_.data(), raw_.size(),
-                             options_.zstd_level);
+    size_t n = ZSTD_compress(stored_.data(), stored_.size(), raw_.data(), raw_.size(), options_.zstd_level);
     if (ZSTD_isError(n)) return Error{std::string("zstd: ") + ZSTD_getErrorName(n), offset_, path_};
     stored = stored_.data();
     stored_size = n;
@@ -103,8 +108,8 @@ Status TraceWriter::write_chunk(const v1::Chunk& chunk) {
 Status TraceWriter::close() {
   if (!file_) return Ok{};
   auto status = flush();
-  if (std::fclose(file_.release()) != 0 && status)
-    return Error{"close failed", offset_, path_};
+  if (std::fclose(file_.release()) != 0 && status) return Error{"close failed", offset_, path_};
+  if (status && output_) return output_->commit();
   return status;
 }
 
@@ -139,8 +144,7 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
   if (at_end) return std::string_view();
   const uint64_t at = offset_;
   unsigned char frame[kFrameHeaderSize];
-  if (file_size_ - at < kFrameHeaderSize ||
-      std::fread(frame, 1, sizeof frame, file_.get()) != sizeof frame)
+  if (file_size_ - at < kFrameHeaderSize || std::fread(frame, 1, sizeof frame, file_.get()) != sizeof frame)
     return make_error("truncated chunk: " + std::to_string(file_size_ - at) +
                           " bytes left, a frame header needs " + std::to_string(kFrameHeaderSize),
                       at);
@@ -153,18 +157,17 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
   if (frame[9] || frame[10] || frame[11])
     return make_error("corrupt chunk: reserved frame bytes are not zero", at);
   if (stored_size > kMaxFrameBytes || raw_size > kMaxFrameBytes)
-    return make_error("corrupt chunk: frame sizes " + std::to_string(stored_size) + " / " + std::to_string(raw_size) +
-                          " are impossible",
+    return make_error("corrupt chunk: frame sizes " + std::to_string(stored_size) + " / " +
+                          std::to_string(raw_size) + " are impossible",
                       at);
   if (file_size_ - at - kFrameHeaderSize < stored_size)
-    return make_error("truncated chunk: frame needs " + std::to_string(stored_size) +
-                          " bytes, file has " + std::to_string(file_size_ - at - kFrameHeaderSize),
+    return make_error("truncated chunk: frame needs " + std::to_string(stored_size) + " bytes, file has " +
+                          std::to_string(file_size_ - at - kFrameHeaderSize),
                       at);
   stored_.resize(stored_size);
   if (std::fread(stored_.data(), 1, stored_size, file_.get()) != stored_size)
     return make_error("read failed", at);
-  if (crc32(stored_.data(), stored_size) != crc)
-    return make_error("corrupt chunk: checksum mismatch", at);
+  if (crc32(stored_.data(), stored_size) != crc) return make_error("corrupt chunk: checksum mismatch", at);
 
   std::string_view raw(stored_.data(), stored_size);
   if (codec == Codec::kZstd) {
@@ -176,8 +179,7 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
       return make_error("corrupt chunk: frame header and zstd frame disagree on the size", at);
     raw_.resize(raw_size);
     size_t n = ZSTD_decompress(raw_.data(), raw_.size(), stored_.data(), stored_size);
-    if (ZSTD_isError(n) || n != raw_size)
-      return make_error("corrupt chunk: zstd cannot decompress it", at);
+    if (ZSTD_isError(n) || n != raw_size) return make_error("corrupt chunk: zstd cannot decompress it", at);
     raw = std::string_view(raw_.data(), raw_size);
   } else if (raw_size != stored_size) {
     return make_error("corrupt chunk: raw and stored sizes differ without compression", at);

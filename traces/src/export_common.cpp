@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/output_file.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack::exporting {
@@ -98,8 +99,10 @@ class Walker {
 
     const OpSpan span = placer_.place(op);
     const bool stream_lane_op = span.lane == LaneKind::kStream;
-    if (stream_lane_op) stream_lane(op.stream());
-    else thread_lane(op.thread());
+    if (stream_lane_op)
+      stream_lane(op.stream());
+    else
+      thread_lane(op.thread());
     s.lane = span.lane;
     s.lane_id = span.lane_id;
     s.start_ns = span.start_ns;
@@ -237,7 +240,7 @@ class Walker {
 Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
   auto counts = count_waits(in_path);
   if (!counts) return counts.error();
-  auto source = TraceSource::open(in_path);
+  auto source = TraceSource::open_unchecked(in_path);  // count_waits validated it
   if (!source) return source.error();
   Walker walker(sink, std::move(*counts));
   sink.begin();
@@ -258,22 +261,20 @@ Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
 
 Result<ExportStats> export_to_file(const std::string& in_path, const std::string& out_path,
                                    StreamExporter exporter) {
-  auto fail = [&](Error error) -> Result<ExportStats> {
-    std::error_code ignored;
-    std::filesystem::remove(out_path, ignored);
-    return error;
-  };
-  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  if (auto usable = check_output(out_path, {in_path}); !usable) return usable.error();
+  auto file = OutputFile::create(out_path);
+  if (!file) return file.error();
+  std::ofstream out(file->temp_path(), std::ios::binary | std::ios::trunc);
   if (!out) return Error{"cannot create: " + std::string(std::strerror(errno)), {}, out_path};
   auto stats = exporter(in_path, out);
   if (!stats) {
     Error error = stats.error();
     if (error.file.empty()) error.file = out_path;  // only output errors lack a file
-    out.close();
-    return fail(std::move(error));
+    return error;
   }
   out.close();
-  if (!out) return fail(Error{"cannot write the output", {}, out_path});
+  if (!out) return Error{"cannot write the output", {}, out_path};
+  if (auto moved = file->commit(); !moved) return moved.error();
   return stats;
 }
 

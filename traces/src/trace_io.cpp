@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "racetrack/traces/output_file.h"
+#include "racetrack/traces/validate.h"
+
 namespace racetrack {
 namespace {
 
@@ -47,8 +50,7 @@ Result<v1::Chunk> parse_text(const std::string& path) {
   google::protobuf::TextFormat::Parser parser;
   CollectingErrors errors;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(*text, &chunk))
-    return Error{"text format: " + errors.first, {}, path};
+  if (!parser.ParseFromString(*text, &chunk)) return Error{"text format: " + errors.first, {}, path};
   return chunk;
 }
 
@@ -88,9 +90,16 @@ Encoding encoding_for_read(const std::string& path) {
   return c == '{' ? Encoding::kJson : Encoding::kBinary;
 }
 
-Result<TraceSource> TraceSource::open(const std::string& path) {
+TraceSource::TraceSource() = default;
+TraceSource::TraceSource(TraceSource&&) noexcept = default;
+TraceSource& TraceSource::operator=(TraceSource&&) noexcept = default;
+TraceSource::~TraceSource() = default;
+
+Result<TraceSource> TraceSource::open(const std::string& path, ReadOptions options) {
   TraceSource source;
   source.path_ = path;
+  source.options_ = options;
+  if (options.validate) source.validator_ = std::make_unique<Validator>(1);
   source.encoding_ = encoding_for_read(path);
   if (source.encoding_ == Encoding::kBinary) {
     auto reader = ChunkReader::open(path);
@@ -109,27 +118,72 @@ Result<TraceSource> TraceSource::open(const std::string& path) {
   return source;
 }
 
+Status TraceSource::admit(const v1::Chunk& chunk, uint64_t at) {
+  if (options_.require_ops && at == 0 && encoding_ != Encoding::kBinary && chunk.ByteSizeLong() == 0)
+    return Error{"the trace is empty: it has no ops (and no header); there is nothing to analyse", {}, path_};
+  ops_ += static_cast<uint64_t>(chunk.ops_size());
+  if (!validator_) return Ok{};
+  validator_->check(chunk, at);
+  if (validator_->error_count() == 0) return Ok{};
+  Error error = validator_->errors().front();
+  error.file = path_;
+  if (encoding_ != Encoding::kBinary) error.offset.reset();  // text has no chunk offsets
+  error.message += " (racetrack validate " + path_ + " lists every problem)";
+  return error;
+}
+
+Status TraceSource::at_end() const {
+  if (options_.require_ops && ops_ == 0)
+    return Error{
+        "the trace has no ops: there is nothing to analyse (an empty or header-only trace must not pass "
+        "as clean)",
+        {},
+        path_};
+  return Ok{};
+}
+
 Result<bool> TraceSource::next(v1::Chunk& out) {
+  const uint64_t at = position();
   if (binary_) {
     auto more = binary_->next(out);
     if (!more) more.error().file = path_;
-    return more;
+    if (!more || !*more) {
+      if (more && !*more)
+        if (auto end = at_end(); !end) return end.error();
+      return more;
+    }
+  } else {
+    if (!whole_ || whole_taken_) {
+      if (auto end = at_end(); !end) return end.error();
+      return false;
+    }
+    out = std::move(*whole_);
+    whole_.reset();
   }
-  if (!whole_ || whole_taken_) return false;
-  out = std::move(*whole_);
-  whole_.reset();
+  if (auto admitted = admit(out, at); !admitted) return admitted.error();
   return true;
 }
 
 Result<const v1::Chunk*> TraceSource::read() {
+  const uint64_t at = position();
+  const v1::Chunk* chunk = nullptr;
   if (binary_) {
-    auto chunk = binary_->read();
-    if (!chunk) chunk.error().file = path_;
+    auto got = binary_->read();
+    if (!got) {
+      got.error().file = path_;
+      return got;
+    }
+    chunk = *got;
+  } else if (whole_ && !whole_taken_) {
+    whole_taken_ = true;
+    chunk = &*whole_;
+  }
+  if (!chunk) {
+    if (auto end = at_end(); !end) return end.error();
     return chunk;
   }
-  if (!whole_ || whole_taken_) return static_cast<const v1::Chunk*>(nullptr);
-  whole_taken_ = true;
-  return static_cast<const v1::Chunk*>(&*whole_);
+  if (auto admitted = admit(*chunk, at); !admitted) return admitted.error();
+  return chunk;
 }
 
 uint64_t TraceSource::position() const {
@@ -147,8 +201,8 @@ void append_chunk(v1::Chunk& into, const v1::Chunk& from) {
   append_all(into.mutable_ops(), from.ops());
 }
 
-Result<v1::Chunk> load_trace(const std::string& path) {
-  auto source = TraceSource::open(path);
+Result<v1::Chunk> load_trace(const std::string& path, ReadOptions options) {
+  auto source = TraceSource::open(path, options);
   if (!source) return source.error();
   v1::Chunk all;
   v1::Chunk chunk;
@@ -156,7 +210,10 @@ Result<v1::Chunk> load_trace(const std::string& path) {
     auto more = source->next(chunk);
     if (!more) return more.error();
     if (!*more) break;
-    if (source->encoding() != Encoding::kBinary) return chunk;
+    if (source->encoding() != Encoding::kBinary) {
+      all = std::move(chunk);
+      continue;  // the end check (no ops) still runs
+    }
     append_chunk(all, chunk);
   }
   return all;
@@ -189,15 +246,12 @@ Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions
     auto status = google::protobuf::util::MessageToJsonString(trace, &text, json);
     if (!status.ok()) return Error{"cannot print as JSON: " + status.ToString(), {}, path};
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Error{"write failed", {}, path};
-  return Ok{};
+  return write_file_atomically(path, text);
 }
 
 Status transform_trace(const std::string& in_path, const std::string& out_path,
                        const std::function<const v1::Chunk&(const v1::Chunk&)>& transform) {
+  if (auto usable = check_output(out_path, {in_path}); !usable) return usable.error();
   auto source = TraceSource::open(in_path);
   if (!source) return source.error();
   const bool binary = encoding_for_write(out_path) == Encoding::kBinary;

@@ -8,7 +8,9 @@
 namespace racetrack {
 namespace {
 
-std::string op_prefix(const v1::Op& op) { return "op seq " + std::to_string(op.seq()) + ": "; }
+std::string op_prefix(const v1::Op& op) {
+  return "op seq " + std::to_string(op.seq()) + ": ";
+}
 
 }  // namespace
 
@@ -39,7 +41,8 @@ static void check_dense(const Field& field, const Known& known, const char* what
 void Validator::check_entities(const v1::Chunk& chunk) {
   const auto rep = [this](std::string m) { report(std::move(m)); };
   if (chunk.has_header()) {
-    if (chunks_ != 0) report("a header appears in chunk " + std::to_string(chunks_) + "; only the first chunk may have one");
+    if (chunks_ != 0)
+      report("a header appears in chunk " + std::to_string(chunks_) + "; only the first chunk may have one");
     else if (chunk.header().format_version() != kFormatVersion)
       report("header format_version is " + std::to_string(chunk.header().format_version()) + ", expected " +
              std::to_string(kFormatVersion));
@@ -59,17 +62,22 @@ void Validator::check_entities(const v1::Chunk& chunk) {
     if (header.devices_size() > 0) {
       bool found = false;
       for (const auto& d : header.devices()) found |= d.id() == s.device();
-      if (!found) report("stream " + std::to_string(s.id()) + " is on device " + std::to_string(s.device()) +
-                         ", which the header does not list");
+      if (!found)
+        report("stream " + std::to_string(s.id()) + " is on device " + std::to_string(s.device()) +
+               ", which the header does not list");
     }
   }
-  for (const auto& e : chunk.events()) check_string(("event " + std::to_string(e.id()) + " name").c_str(), e.name());
-  for (const auto& t : chunk.threads()) check_string(("thread " + std::to_string(t.id()) + " name").c_str(), t.name());
+  for (const auto& e : chunk.events())
+    check_string(("event " + std::to_string(e.id()) + " name").c_str(), e.name());
+  for (const auto& t : chunk.threads())
+    check_string(("thread " + std::to_string(t.id()) + " name").c_str(), t.name());
   for (const auto& r : chunk.regions()) {
     const std::string what = "region " + std::to_string(r.id());
     check_string((what + " label").c_str(), r.label());
     if (r.size() == 0) report(what + " is empty (size 0)");
-    if (r.base() + r.size() < r.base()) report(what + " overflows the address space: base " + hex(r.base()) + " + size " + std::to_string(r.size()));
+    if (r.base() + r.size() < r.base())
+      report(what + " overflows the address space: base " + hex(r.base()) + " + size " +
+             std::to_string(r.size()));
     if (r.free_seq() && r.alloc_seq() && r.free_seq() <= r.alloc_seq())
       report(what + " is freed (seq " + std::to_string(r.free_seq()) + ") before it is allocated (seq " +
              std::to_string(r.alloc_seq()) + ")");
@@ -91,7 +99,8 @@ bool Validator::check_ref(const v1::Op& op, const char* what, uint32_t id, size_
 
 void Validator::check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size) {
   if (address + size < address)
-    report(op_prefix(op) + what + " range " + hex(address) + " + " + std::to_string(size) + " overflows the address space");
+    report(op_prefix(op) + what + " range " + hex(address) + " + " + std::to_string(size) +
+           " overflows the address space");
 }
 
 void Validator::check_access(const v1::Op& op, const v1::Access& a) {
@@ -100,7 +109,8 @@ void Validator::check_access(const v1::Op& op, const v1::Access& a) {
     const v1::Region* r = tables_.region(a.region());
     if (a.offset() + a.size() < a.offset() || a.offset() + a.size() > r->size())
       report(op_prefix(op) + "access [" + std::to_string(a.offset()) + ", +" + std::to_string(a.size()) +
-             ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(r->size()) + " bytes");
+             ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(r->size()) +
+             " bytes");
   } else {
     check_range(op, "access", a.address(), a.size());
   }
@@ -137,7 +147,8 @@ void Validator::check_op(const v1::Op& op) {
       needs_stream();
       const auto& k = op.kernel();
       check_string((op_prefix(op) + "kernel name").c_str(), k.name());
-      if (k.grid_size() > 3 || k.block_size() > 3) report(op_prefix(op) + "grid and block have at most 3 dimensions");
+      if (k.grid_size() > 3 || k.block_size() > 3)
+        report(op_prefix(op) + "grid and block have at most 3 dimensions");
       for (const auto& a : k.accesses()) {
         check_access(op, a);
         if (a.arg_index() > static_cast<uint32_t>(k.arg_words_size()))
@@ -164,8 +175,10 @@ void Validator::check_op(const v1::Op& op) {
       check_ref(op, "event", op.wait().event(), events);
       break;
     case v1::Op::kSync:
-      if (op.sync().kind() == v1::SYNC_STREAM) needs_stream();
-      else stream_if_set();
+      if (op.sync().kind() == v1::SYNC_STREAM)
+        needs_stream();
+      else
+        stream_if_set();
       if (op.sync().kind() == v1::SYNC_EVENT) check_ref(op, "event", op.sync().event(), events);
       break;
     case v1::Op::kQuery:
@@ -181,12 +194,16 @@ void Validator::check_op(const v1::Op& op) {
       const bool alloc = op.has_alloc();
       const uint32_t id = alloc ? op.alloc().region() : op.free().region();
       const bool ordered = alloc ? op.alloc().stream_ordered() : op.free().stream_ordered();
-      if (ordered) needs_stream();
-      else stream_if_set();
+      if (ordered)
+        needs_stream();
+      else
+        stream_if_set();
       if (!check_ref(op, "region", id, regions)) break;
       uint8_t& state = region_state_[id];
-      if (alloc && state != 0) report(op_prefix(op) + "allocates region " + std::to_string(id) + " a second time");
-      if (!alloc && state == 2) report(op_prefix(op) + "frees region " + std::to_string(id) + " a second time");
+      if (alloc && state != 0)
+        report(op_prefix(op) + "allocates region " + std::to_string(id) + " a second time");
+      if (!alloc && state == 2)
+        report(op_prefix(op) + "frees region " + std::to_string(id) + " a second time");
       state = alloc ? 1 : 2;
       break;
     }
@@ -200,11 +217,12 @@ void Validator::check_op(const v1::Op& op) {
       const auto& nodes = op.graph().nodes();
       for (int i = 0; i < nodes.size(); ++i) {
         if (nodes[i].index() != static_cast<uint32_t>(i))
-          report(op_prefix(op) + "graph node " + std::to_string(i) + " has index " + std::to_string(nodes[i].index()));
+          report(op_prefix(op) + "graph node " + std::to_string(i) + " has index " +
+                 std::to_string(nodes[i].index()));
         for (uint32_t dep : nodes[i].deps())
           if (dep >= static_cast<uint32_t>(i))
-            report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " + std::to_string(dep) +
-                   ", which does not come before it");
+            report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " +
+                   std::to_string(dep) + ", which does not come before it");
         for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
       }
       break;
@@ -250,7 +268,7 @@ void finish(ValidationReport& report, const Validator& validator, const TraceSou
 
 ValidationReport validate_file(const std::string& path, size_t max_errors) {
   ValidationReport report;
-  auto source = TraceSource::open(path);
+  auto source = TraceSource::open_unchecked(path);
   if (!source) {
     report.errors.push_back(source.error());
     report.error_count = 1;

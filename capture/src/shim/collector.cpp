@@ -47,13 +47,15 @@ v1::Header header_for(const CaptureConfig& config) {
 
 }  // namespace
 
-Result<std::unique_ptr<Collector>> Collector::start(const CaptureConfig& config,
-                                                   ActivityBuffers* buffers) {
+Result<std::unique_ptr<Collector>> Collector::start(const CaptureConfig& config, ActivityBuffers* buffers) {
   const std::string wanted = expand_output_path(config.output_pattern, getpid(), config.rank);
   auto claimed = claim_output(wanted, getpid());
   if (!claimed) return claimed.error();
   ::close(claimed->fd);
-  auto writer = TraceWriter::create(claimed->path, WriterOptions{});
+  // In place: a killed program must leave every chunk flushed so far.
+  WriterOptions in_place;
+  in_place.in_place = true;
+  auto writer = TraceWriter::create(claimed->path, in_place);
   if (!writer) return writer.error();
   // Nothing may wait in the FILE buffer between cycles, or a child forked
   // before the first cycle writes it again at exit(): the file's own header
@@ -126,9 +128,8 @@ void Collector::cycle(bool final) {
   }
   for (ThreadSlot* s : slots) complete_below = std::min(complete_below, s->inflight.load());
   for (ThreadSlot* s : slots)
-    s->log.drain([&](const ApiEvent& e, std::span<const uint64_t> payload) {
-      assembler_->add_api(e, payload);
-    });
+    s->log.drain(
+        [&](const ApiEvent& e, std::span<const uint64_t> payload) { assembler_->add_api(e, payload); });
   const int64_t now = realtime_ns();
   Status status = Ok{};
   if (final) {
@@ -168,12 +169,10 @@ void Collector::stop() {
   cycle(true);
   const AssemblerStats& s = assembler_->stats();
   std::fprintf(stderr, "racetrack: wrote %llu ops (%llu API calls, %llu device records) to %s\n",
-               static_cast<unsigned long long>(s.ops_written),
-               static_cast<unsigned long long>(s.api_events),
+               static_cast<unsigned long long>(s.ops_written), static_cast<unsigned long long>(s.api_events),
                static_cast<unsigned long long>(s.records), path_.c_str());
   if (!config_.index_path.empty()) {
-    const int fd = ::open(config_.index_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-                          0644);
+    const int fd = ::open(config_.index_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) {
       const std::string line = path_ + "\n";
       [[maybe_unused]] ssize_t n = ::write(fd, line.data(), line.size());

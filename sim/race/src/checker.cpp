@@ -24,7 +24,9 @@ bool touches_memory(const v1::Op& op) {
   }
 }
 
-bool is_copy(OpKind k) { return k == OpKind::kMemcpy || k == OpKind::kMemset; }
+bool is_copy(OpKind k) {
+  return k == OpKind::kMemcpy || k == OpKind::kMemset;
+}
 
 std::string strip_digits(std::string_view text) {
   std::string out;
@@ -59,18 +61,23 @@ struct GroupKeyHash {
 }  // namespace
 
 uint64_t CheckResult::shown_groups() const {
-  return static_cast<uint64_t>(std::count_if(groups.begin(), groups.end(), [](const HazardGroup& g) { return g.shown; }));
+  return static_cast<uint64_t>(
+      std::count_if(groups.begin(), groups.end(), [](const HazardGroup& g) { return g.shown; }));
 }
 
 struct Checker::State {
   explicit State(const CheckOptions& o)
-      : options(o), tables_ptr(std::make_shared<TraceTables>()), tables(*tables_ptr), resolver(o.kernel_modes) {
+      : options(o),
+        tables_ptr(std::make_shared<TraceTables>()),
+        tables(*tables_ptr),
+        resolver(o.kernel_modes) {
     tables.set_keep_regions(false);
   }
 
   uint32_t new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
   void collect_garbage();
-  void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi, const hb::VectorClock& clock);
+  void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
+              const hb::VectorClock& clock);
   HazardClass classify(const HazardSide& first, const HazardSide& second) const;
   uint32_t stripped_nvtx(uint32_t nvtx);
   uint32_t role_of(uint32_t stream) const;
@@ -160,7 +167,8 @@ HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& 
     const RegionInfo* r = resolver.region(first.access.region);
     if (!r || !r->live) return HazardClass::kReuse;
   }
-  if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess) return HazardClass::kHostVsDevice;
+  if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess)
+    return HazardClass::kHostVsDevice;
   const bool a = is_copy(first.op_kind), b = is_copy(second.op_kind);
   if (a && b) return HazardClass::kCopyVsCopy;
   if (a || b) return HazardClass::kCopyVsCompute;
@@ -195,7 +203,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
     return (uint64_t{static_cast<uint32_t>(s.op_kind)} << 32) |
            (s.op_kind == OpKind::kMemcpy ? static_cast<uint32_t>(s.direction) : s.name);
   };
-  const GroupKey key{name_key(first), name_key(second), first.nvtx_pattern, second.nvtx_pattern,
+  const GroupKey key{name_key(first), name_key(second), first.nvtx_pattern,         second.nvtx_pattern,
                      first.role,      second.role,      static_cast<uint32_t>(kind)};
   auto [it, added] = group_index.try_emplace(key, result.groups.size());
   if (added) {
@@ -262,9 +270,13 @@ void Checker::State::process(const v1::Op& op) {
 Checker::Checker(const CheckOptions& options) : s_(std::make_unique<State>(options)) {}
 Checker::~Checker() = default;
 
-const TraceTables& Checker::tables() const { return s_->tables; }
+const TraceTables& Checker::tables() const {
+  return s_->tables;
+}
 
-std::optional<std::string> Checker::bad_input() const { return s_->bad_input; }
+std::optional<std::string> Checker::bad_input() const {
+  return s_->bad_input;
+}
 
 void Checker::add_entities(const v1::Chunk& chunk) {
   s_->collect_garbage();
@@ -324,10 +336,13 @@ class TickMap {
 
  private:
   // Streams and threads in one key space.
-  static uint64_t key(uint32_t stream, uint32_t thread) { return stream ? stream : (uint64_t{1} << 32) | thread; }
+  static uint64_t key(uint32_t stream, uint32_t thread) {
+    return stream ? stream : (uint64_t{1} << 32) | thread;
+  }
   void note_point(uint64_t agent, uint64_t tick, const v1::Op& op, const TraceTables& tables) {
     auto it = wanted_.find(agent);
-    if (it != wanted_.end() && it->second.count(tick)) found_[{agent, tick}] = {op.seq(), op_title(op, tables)};
+    if (it != wanted_.end() && it->second.count(tick))
+      found_[{agent, tick}] = {op.seq(), op_title(op, tables)};
   }
   std::unordered_map<uint64_t, std::set<uint64_t>> wanted_;
   std::unordered_map<uint64_t, uint64_t> ticks_;
@@ -378,13 +393,15 @@ std::string explain(const Hazard& h, const TickMap& ticks, const TraceTables& t)
   const std::string where_a = a.stream ? t.stream_label(a.stream) : "host thread " + std::to_string(a.thread);
   const std::string where_b = b.stream ? t.stream_label(b.stream) : "host thread " + std::to_string(b.thread);
   const std::string second = "#" + std::to_string(b.seq) + " on " + where_b;
-  if (a.access.node) return second + " is not ordered after graph node " + std::to_string(a.access.node - 1) +
-                            " of launch #" + std::to_string(a.seq);
+  if (a.access.node)
+    return second + " is not ordered after graph node " + std::to_string(a.access.node - 1) + " of launch #" +
+           std::to_string(a.seq);
   if (h.ordered_up_to_tick == 0)
     return second + " is not ordered after anything on " + where_a + ", where the racing op #" +
            std::to_string(a.seq) + " runs";
   const auto* point = ticks.find(a, h.ordered_up_to_tick);
-  const std::string upto = point ? "#" + std::to_string(point->first) + " (" + point->second + ")" : "an earlier op";
+  const std::string upto =
+      point ? "#" + std::to_string(point->first) + " (" + point->second + ")" : "an earlier op";
   return second + " is ordered after " + where_a + " only up to " + upto + ", but the racing op is #" +
          std::to_string(a.seq);
 }
@@ -425,7 +442,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   recheck_options.keep_all = false;
   recheck_options.explain_and_fix = false;
   Checker recheck(recheck_options);
-  auto again = TraceSource::open(path);
+  auto again = TraceSource::open_unchecked(path);  // pass 1 validated it
   if (!again) return again.error();
   for (;;) {
     auto chunk = again->read();

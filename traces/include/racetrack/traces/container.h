@@ -6,16 +6,18 @@
 // complete chunk; readers stream one chunk at a time.
 #pragma once
 
-#include <cstdint>
 #include <google/protobuf/arena.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <string_view>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racetrack.pb.h"
+#include "racetrack/traces/output_file.h"
 #include "racetrack/traces/result.h"
 
 namespace racetrack {
@@ -37,6 +39,10 @@ struct WriterOptions {
   int zstd_level = 3;
   // The writer's pending chunk is written once it holds this many ops.
   size_t ops_per_chunk = 32768;
+  // Write straight to the path instead of through a temporary file renamed
+  // into place on close(): for captures, whose trace must keep every flushed
+  // chunk when the program is killed. Outputs of commands never set it.
+  bool in_place = false;
 };
 
 struct FileCloser {
@@ -58,6 +64,9 @@ class TraceWriter {
   Status flush();
   // Writes one complete chunk as it is (after flushing the pending one).
   Status write_chunk(const v1::Chunk& chunk);
+  // Flushes and closes; a writer not written in place renames its temporary
+  // file over the path only here (one destroyed without close() leaves the
+  // old file untouched).
   Status close();
 
   uint64_t bytes_written() const { return offset_; }
@@ -67,6 +76,7 @@ class TraceWriter {
   TraceWriter(FilePtr file, std::string path, WriterOptions options);
   Status write_frame(const v1::Chunk& chunk);
 
+  std::optional<OutputFile> output_;  // unset when written in place
   FilePtr file_;
   std::string path_;
   WriterOptions options_;

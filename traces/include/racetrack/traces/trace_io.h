@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,10 +20,28 @@ Encoding encoding_for_read(const std::string& path);
 // By extension: .pbtxt/.txtpb/.textproto -> text, .json -> JSON, else binary.
 Encoding encoding_for_write(const std::string& path);
 
+class Validator;
+
+struct ReadOptions {
+  // Check every chunk by the rules of `racetrack validate` as it is read;
+  // the first broken rule is a read error ("... (racetrack validate FILE
+  // lists every problem)"), so no command analyses a trace validate rejects.
+  bool validate = true;
+  // A trace without a single op is an error at its end: a header-only or
+  // empty trace must not pass as "no hazard".
+  bool require_ops = true;
+};
+
 // A stream of chunks from a file of any encoding.
 class TraceSource {
  public:
-  static Result<TraceSource> open(const std::string& path);
+  static Result<TraceSource> open(const std::string& path, ReadOptions options = {});
+  // Raw access for tools that report problems themselves (validate, dump,
+  // info) or that re-read a file already checked (second passes, seeks).
+  static Result<TraceSource> open_unchecked(const std::string& path) { return open(path, {false, false}); }
+  TraceSource(TraceSource&&) noexcept;
+  TraceSource& operator=(TraceSource&&) noexcept;
+  ~TraceSource();
 
   // False at a clean end; errors carry the file name and offset.
   Result<bool> next(v1::Chunk& out);
@@ -34,19 +53,28 @@ class TraceSource {
   // Bytes consumed so far and total, for progress reporting.
   uint64_t position() const;
   uint64_t size() const { return size_; }
+  // Ops read so far.
+  uint64_t ops_read() const { return ops_; }
 
  private:
-  TraceSource() = default;
+  TraceSource();
+  // Validates a chunk just read (at file offset `at`) and counts its ops.
+  Status admit(const v1::Chunk& chunk, uint64_t at);
+  // At a clean end: the no-ops rule.
+  Status at_end() const;
   std::string path_;
   Encoding encoding_ = Encoding::kBinary;
   std::optional<ChunkReader> binary_;
   std::optional<v1::Chunk> whole_;  // text/JSON, handed out once
   bool whole_taken_ = false;
   uint64_t size_ = 0;
+  ReadOptions options_;
+  std::unique_ptr<Validator> validator_;
+  uint64_t ops_ = 0;
 };
 
 // Reads a whole trace into one chunk (entities and ops of every chunk merged).
-Result<v1::Chunk> load_trace(const std::string& path);
+Result<v1::Chunk> load_trace(const std::string& path, ReadOptions options = {});
 
 // Writes a whole trace in the encoding the extension names.
 Status save_trace(const v1::Chunk& trace, const std::string& path, WriterOptions options = {});
