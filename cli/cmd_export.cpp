@@ -77,8 +77,9 @@ int run_export(const ExportArgs& a) {
   std::cout << a.out << ": " << stats->slices << " slices, " << stats->flows << " flows, " << stats->hazards
             << " hazard(s)";
   if (stats->hazards_outside) std::cout << " (" << stats->hazards_outside << " more outside the window)";
-  std::cout << ", " << stats->nvtx_ranges << " NVTX ranges, " << stats->bytes << " bytes ("
-            << (format == ExportFormat::kChrome ? "Chrome JSON" : "Perfetto") << ")\n";
+  std::cout << ", " << stats->nvtx_ranges << " NVTX ranges, " << stats->overlap_tracks << " overlap tracks, "
+            << stats->bytes << " bytes (" << (format == ExportFormat::kChrome ? "Chrome JSON" : "Perfetto")
+            << ")\n";
   return kExitOk;
 }
 
