@@ -94,12 +94,7 @@ class ChromeSink : public Sink {
   }
 
   void slice(const Slice& s) override {
-    start_event("X", s.name);
-    line_ += ",\"cat\":";
-    append_string(line_, s.category);
-    pid_tid(where(s.track));
-    line_ += ",\"ts\":";
-    append_us(line_, s.start_ns);
+    event("X", s.name, s.category, s.track, s.start_ns);
     line_ += ",\"dur\":";
     append_us(line_, s.end_ns - s.start_ns);
     append_args(s.args);
@@ -118,12 +113,7 @@ class ChromeSink : public Sink {
   // B / E events: Perfetto's importer sorts E before other events of one
   // time, and B events of one time in file order, outer range first.
   void open_slice(const Slice& s) override {
-    start_event("B", s.name);
-    line_ += ",\"cat\":";
-    append_string(line_, s.category);
-    pid_tid(where(s.track));
-    line_ += ",\"ts\":";
-    append_us(line_, s.start_ns);
+    event("B", s.name, s.category, s.track, s.start_ns);
     append_args(s.args);
     line_ += '}';
     out_.write(line_);
@@ -140,11 +130,8 @@ class ChromeSink : public Sink {
 
   void instant(const Track& t, int64_t at_ns, const std::string& name,
                const std::vector<Arg>& args) override {
-    start_event("i", name);
-    line_ += ",\"cat\":\"hazard\",\"s\":\"t\"";
-    pid_tid(where(t));
-    line_ += ",\"ts\":";
-    append_us(line_, at_ns);
+    event("i", name, "hazard", t, at_ns);
+    line_ += ",\"s\":\"t\"";  // scoped to its thread
     append_args(args);
     line_ += '}';
     out_.write(line_);
@@ -173,15 +160,23 @@ class ChromeSink : public Sink {
   }
 
   void flow_event(std::string_view phase, uint64_t id, const Track& t, int64_t at_ns) {
-    start_event(phase, "hazard");
-    line_ += ",\"cat\":\"hazard\",\"id\":";
+    event(phase, "hazard", "hazard", t, at_ns);
+    line_ += ",\"id\":";
     append_uint(line_, id - kHazardFlowBase + 1);
     if (phase == "f") line_ += ",\"bp\":\"e\"";
+    line_ += '}';
+    out_.write(line_);
+  }
+
+  // Starts line_ with an event's phase, name, category, lane and time.
+  void event(std::string_view phase, std::string_view name, std::string_view category, const Track& t,
+             int64_t at_ns) {
+    start_event(phase, name);
+    line_ += ",\"cat\":";
+    append_string(line_, category);
     pid_tid(where(t));
     line_ += ",\"ts\":";
     append_us(line_, at_ns);
-    line_ += '}';
-    out_.write(line_);
   }
 
   void append_args(const std::vector<Arg>& args) {
