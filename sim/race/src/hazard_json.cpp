@@ -22,7 +22,7 @@ nlohmann::ordered_json side_json(const HazardSide& s, const TraceTables& t) {
   j["stream"] = s.stream ? json(t.stream_label(s.stream)) : json(nullptr);
   j["stream_id"] = s.stream ? json(s.stream) : json(nullptr);
   const v1::Stream* stream = s.stream ? t.stream(s.stream) : nullptr;
-  j["role"] = stream ? std::string(role_name(stream->role())) : "host";
+  j["role"] = !s.stream ? "host" : stream ? std::string(role_name(stream->role())) : "unknown";
   j["thread"] = s.thread;
   j["nvtx"] = label(s.nvtx, t);
   j["stack"] = label(s.stack, t);
