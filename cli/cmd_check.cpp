@@ -1,7 +1,9 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
@@ -16,6 +18,7 @@ struct CheckArgs {
   std::string format = "text";
   std::string min_confidence = "likely";
   size_t max_groups = 20;
+  size_t max_hazards = 10000;
   std::string suppress, emit_fixed, kernel_modes;
   bool all = false;
   bool no_fix = false;
@@ -39,6 +42,24 @@ std::set<std::string> parse_suppressions(const std::string& text) {
     if (!line.empty() && line[0] != '#') out.insert(line);
   }
   return out;
+}
+
+// --all on a trace with many hazards writes a large document: say so
+// before writing, and say when --max-hazards cut the list.
+void warn_about_size(const race::CheckResult& result, const race::ReportOptions& report) {
+  constexpr uint64_t kLarge = 10000;
+  constexpr uint64_t kBytesPerHazard = 1700;  // one hazard object, indented (measured)
+  const uint64_t total = race::hazards_to_list(result);
+  const uint64_t listed = std::min<uint64_t>(result.shown.size(), report.max_hazards);
+  if (listed > kLarge)
+    std::cerr << "check: listing " << listed << " hazards, about " << format_bytes(listed * kBytesPerHazard)
+              << " of JSON\n";
+  if (listed < total)
+    std::cerr << "check: --all lists " << listed << " of " << total
+              << " hazards (\"hazards_listed\" says so; "
+              << (listed < result.shown.size() ? "--max-hazards N raises the bound"
+                                               : "the check keeps no more hazards than that")
+              << ")\n";
 }
 
 int run_check(const CheckArgs& a) {
@@ -92,7 +113,12 @@ int run_check(const CheckArgs& a) {
   report.max_groups = a.max_groups;
   report.min_confidence = options.min_confidence;
   report.list_all = a.all;
-  std::cout << (a.format == "json" ? race::format_json(*result, report) : race::format_text(*result, report));
+  report.max_hazards = a.max_hazards;
+  if (a.all && a.format == "json") warn_about_size(*result, report);
+  if (a.format == "json")
+    race::write_json(std::cout, *result, report);
+  else
+    std::cout << race::format_text(*result, report);
   if (!a.emit_fixed.empty()) {
     if (auto s = race::write_fixed_trace(a.path, a.emit_fixed, race::fix_edits(*result)); !s) {
       std::cerr << s.error().describe() << "\n";
@@ -123,6 +149,9 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--kernel-modes", a->kernel_modes,
                   "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes");
   cmd->add_flag("--all", a->all, "JSON: list every shown hazard, not only each group's first");
+  cmd->add_option("--max-hazards", a->max_hazards, "with --all: list at most this many hazards")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, std::numeric_limits<size_t>::max()));
   cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });

@@ -29,5 +29,7 @@ struct TraceStats {
 // gathered from complete chunks before the error are kept in `stats`).
 Status gather_stats(const std::string& path, TraceStats& stats);
 std::string format_stats(const TraceStats& stats);
+// The same as JSON; `status` is what gather_stats returned.
+std::string format_stats_json(const TraceStats& stats, const std::string& path, const Status& status);
 
 }  // namespace racetrack::cli

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libgl-dev
   fonts-dejavu-core fontconfig
-  clang-format python3
+  clang-format python3 python3-jsonschema
 )
 
 missing=()
