@@ -77,11 +77,10 @@ std::vector<ExportHazard> export_hazards(const race::CheckResult& result, bool e
   std::vector<ExportHazard> out;
   std::vector<uint64_t> numbers(result.groups.size(), 0);  // by group index; 0: not shown
   std::set<race::HazardKey> firsts;
-  uint64_t shown = 0;
   for (size_t i = 0; i < result.groups.size(); ++i) {
     const race::HazardGroup& g = result.groups[i];
     if (!g.shown) continue;
-    numbers[i] = ++shown;
+    numbers[i] = race::hazard_number(g.first);  // as check, sim, replay and the viewer number it
     if (out.size() < max) out.push_back(describe(g.first, g, numbers[i], true, t));
     firsts.insert(g.first.key());
   }
