@@ -12,7 +12,8 @@ void add_info(CLI::App& app, int& exit_code) {
   cmd->callback([path, &exit_code] {
     TraceStats stats;
     auto status = gather_stats(*path, stats);
-    std::cout << format_stats(stats);
+    // What was read before an error is shown; a file that never opened as a trace has nothing to show.
+    if (status || stats.chunks) std::cout << format_stats(stats);
     if (!status) {
       std::cerr << status.error().describe() << "\n";
       exit_code = kExitBadInput;
