@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "progress.h"
 #include "racetrack/traces/export.h"
 #include "racetrack/traces/output_file.h"
 
@@ -23,7 +24,10 @@ int run_export(const ExportOptions& o) {
   const ExportFormat format = o.format.empty()       ? export_format_for(o.out)
                               : o.format == "chrome" ? ExportFormat::kChrome
                                                      : ExportFormat::kPerfetto;
-  auto stats = format == ExportFormat::kChrome ? export_chrome(o.in, o.out) : export_perfetto(o.in, o.out);
+  ProgressLine progress;
+  auto stats = format == ExportFormat::kChrome ? export_chrome(o.in, o.out, progress.callback())
+                                               : export_perfetto(o.in, o.out, progress.callback());
+  progress.finish();
   if (!stats) {
     std::cerr << stats.error().describe() << "\n";
     return kExitBadInput;

@@ -166,13 +166,14 @@ class ChromeSink : public exporting::Sink {
 
 }  // namespace
 
-Result<ExportStats> export_chrome(const std::string& in_path, std::ostream& out) {
+Result<ExportStats> export_chrome(const std::string& in_path, std::ostream& out, const Progress& progress) {
   ChromeSink sink(out);
-  return exporting::walk_trace(in_path, sink);
+  return exporting::walk_trace(in_path, sink, progress);
 }
 
-Result<ExportStats> export_chrome(const std::string& in_path, const std::string& out_path) {
-  return exporting::export_to_file(in_path, out_path, &export_chrome);
+Result<ExportStats> export_chrome(const std::string& in_path, const std::string& out_path,
+                                  const Progress& progress) {
+  return exporting::export_to_file(in_path, out_path, &export_chrome, progress);
 }
 
 }  // namespace racetrack

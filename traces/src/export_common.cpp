@@ -20,7 +20,7 @@ Error write_error() {
 
 // Pass 1: how many waits bind to each record, in record order. A wait binds
 // to the latest record of its event before it in seq order.
-Result<std::vector<uint32_t>> count_waits(const std::string& path) {
+Result<std::vector<uint32_t>> count_waits(const std::string& path, const Progress& progress) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   std::vector<uint32_t> counts;
@@ -29,6 +29,7 @@ Result<std::vector<uint32_t>> count_waits(const std::string& path) {
     auto more = source->read();
     if (!more) return more.error();
     if (!*more) return counts;
+    if (progress) progress("matching records to waits", source->position(), source->size());
     const v1::Chunk& chunk = **more;
     for (const v1::Op& op : chunk.ops()) {
       if (op.has_record()) {
@@ -237,8 +238,8 @@ class Walker {
 
 }  // namespace
 
-Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
-  auto counts = count_waits(in_path);
+Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink, const Progress& progress) {
+  auto counts = count_waits(in_path, progress);
   if (!counts) return counts.error();
   auto source = TraceSource::open_unchecked(in_path);  // count_waits validated it
   if (!source) return source.error();
@@ -251,6 +252,7 @@ Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
     const v1::Chunk& chunk = **more;
     walker.add_chunk(chunk);
     if (!sink.out().ok()) return write_error();
+    if (progress) progress("exporting", source->position(), source->size());
   }
   sink.end();
   if (!sink.out().flush()) return write_error();
@@ -260,13 +262,13 @@ Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
 }
 
 Result<ExportStats> export_to_file(const std::string& in_path, const std::string& out_path,
-                                   StreamExporter exporter) {
+                                   StreamExporter exporter, const Progress& progress) {
   if (auto usable = check_output(out_path, {in_path}); !usable) return usable.error();
   auto file = OutputFile::create(out_path);
   if (!file) return file.error();
   std::ofstream out(file->temp_path(), std::ios::binary | std::ios::trunc);
   if (!out) return Error{"cannot create: " + std::string(std::strerror(errno)), {}, out_path};
-  auto stats = exporter(in_path, out);
+  auto stats = exporter(in_path, out, progress);
   if (!stats) {
     Error error = stats.error();
     if (error.file.empty()) error.file = out_path;  // only output errors lack a file

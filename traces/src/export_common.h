@@ -80,11 +80,11 @@ class Sink {
 // Streams `in_path` into `sink`. Reads the input twice: the first pass counts
 // each record's waits, because a record's flow ids go into its slice, which
 // is written before the waits are seen.
-Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink);
+Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink, const Progress& progress);
 
 // Runs `exporter` into a new file at `out_path`; removes it on failure.
-using StreamExporter = Result<ExportStats> (*)(const std::string&, std::ostream&);
+using StreamExporter = Result<ExportStats> (*)(const std::string&, std::ostream&, const Progress&);
 Result<ExportStats> export_to_file(const std::string& in_path, const std::string& out_path,
-                                   StreamExporter exporter);
+                                   StreamExporter exporter, const Progress& progress);
 
 }  // namespace racetrack::exporting

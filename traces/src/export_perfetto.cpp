@@ -110,13 +110,14 @@ class PerfettoSink : public exporting::Sink {
 
 }  // namespace
 
-Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out) {
+Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out, const Progress& progress) {
   PerfettoSink sink(out);
-  return exporting::walk_trace(in_path, sink);
+  return exporting::walk_trace(in_path, sink, progress);
 }
 
-Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path) {
-  return exporting::export_to_file(in_path, out_path, &export_perfetto);
+Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path,
+                                    const Progress& progress) {
+  return exporting::export_to_file(in_path, out_path, &export_perfetto, progress);
 }
 
 }  // namespace racetrack

@@ -431,7 +431,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     if (!*chunk) break;
     checker.add_chunk(**chunk);
     if (auto why = checker.bad_input()) return Error{*why, at, path};
-    if (options.progress) options.progress(source->position(), source->size());
+    if (options.progress) options.progress("checking", source->position(), source->size());
   }
   CheckResult result = checker.finish();
   result.fixes_verified = result.shown.empty();
@@ -463,7 +463,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
       if (const auto* ops = fix_ops.after(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
     }
-    if (options.progress) options.progress(again->position(), again->size());
+    if (options.progress) options.progress("verifying fixes", again->position(), again->size());
   }
   const CheckResult after = recheck.finish();
   std::set<HazardKey> remaining;

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "racetrack/traces/progress.h"
 #include "racetrack/traces/result.h"
 
 namespace racetrack {
@@ -25,10 +26,15 @@ struct ExportStats {
 };
 
 // Errors name the input file and offset (a bad chunk) or the output file.
-// The path overloads remove a partly written output on failure.
-Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out);
-Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path);
-Result<ExportStats> export_chrome(const std::string& in_path, std::ostream& out);
-Result<ExportStats> export_chrome(const std::string& in_path, const std::string& out_path);
+// The path overloads remove a partly written output on failure. `progress`
+// hears the bytes read of each of the two passes over the input.
+Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out,
+                                    const Progress& progress = {});
+Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path,
+                                    const Progress& progress = {});
+Result<ExportStats> export_chrome(const std::string& in_path, std::ostream& out,
+                                  const Progress& progress = {});
+Result<ExportStats> export_chrome(const std::string& in_path, const std::string& out_path,
+                                  const Progress& progress = {});
 
 }  // namespace racetrack
