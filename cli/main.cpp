@@ -36,7 +36,8 @@ void explain_unknown_option(const CLI::App& app) {
       const std::string word = arg.substr(0, arg.find('='));
       std::vector<std::string> names;
       for (const CLI::Option* o : sub->get_options())
-        for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+        if (!o->get_group().empty())  // hidden ones (old spellings) are not suggested
+          for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
       std::cerr << "racetrack " << sub->get_name() << ": unknown option '" << word << "'"
                 << did_you_mean(word, names) << "\n";
       return;

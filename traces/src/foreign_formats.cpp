@@ -88,7 +88,7 @@ bool looks_like_perfetto(std::string_view text, uint64_t file_size) {
   size_t i = 0;
   uint64_t length = 0;
   if (text.empty() || text[i++] != 0x0a || !read_varint(text, i, length)) return false;
-  if (length == 0 || i + length > file_size) return false;
+  if (length == 0 || i > file_size || length > file_size - i) return false;
   const size_t end = static_cast<size_t>(std::min<uint64_t>(i + length, text.size()));
   while (i < end) {
     uint64_t tag = 0, skip = 0;
