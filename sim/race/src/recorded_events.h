@@ -1,9 +1,11 @@
 // Events a program already records right after an op, so a fix can wait on
-// one of them instead of recording a new event (docs/check.md, "Fixes").
+// one of them instead of recording a new one (docs/check.md, "Fixes").
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <unordered_map>
+#include <vector>
 
 #include "racetrack/traces/tables.h"
 
@@ -26,10 +28,15 @@ class RecordedEvents {
     uint64_t seq = 0;
     uint32_t thread = 0;
   };
-  std::unordered_map<uint32_t, Point> last_work_;  // stream -> its latest op that is not a record
-  std::unordered_map<uint32_t, uint64_t>
-      recorded_after_;                                  // event -> the op its latest record follows (0: none)
-  std::unordered_map<uint64_t, uint32_t> event_after_;  // op seq -> an event recorded right after it
+  // By stream and event id, as HappensBefore keeps them (the checker has
+  // checked the stream is defined).
+  std::vector<Point> last_work_;          // by stream: its latest op that is not a record
+  std::vector<uint64_t> recorded_after_;  // by event: the op its latest record follows (0: none)
+  // Op seq -> an event recorded right after it. Its nodes come and go with
+  // every record; from the general heap they fragmented it (+6% peak memory
+  // in bench_check), so they come from a pool.
+  std::pmr::unsynchronized_pool_resource pool_;
+  std::pmr::unordered_map<uint64_t, uint32_t> event_after_{&pool_};
 };
 
 }  // namespace racetrack::race
