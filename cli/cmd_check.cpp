@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "commands.h"
+#include "numbers.h"
+#include "progress.h"
 #include "racetrack/race/report.h"
 #include "racetrack/traces/output_file.h"
 
@@ -32,14 +34,19 @@ Result<std::string> read_text(const std::string& path) {
   return s.str();
 }
 
+struct Suppression {
+  size_t line = 0;  // 1-based, in the file
+  std::string signature;
+};
+
 // Signatures, one per line; '#' starts a comment line.
-std::set<std::string> parse_suppressions(const std::string& text) {
-  std::set<std::string> out;
+std::vector<Suppression> parse_suppressions(const std::string& text) {
+  std::vector<Suppression> out;
   std::istringstream in(text);
   std::string line;
-  while (std::getline(in, line)) {
+  for (size_t number = 1; std::getline(in, line); ++number) {
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (!line.empty() && line[0] != '#') out.insert(line);
+    if (!line.empty() && line[0] != '#') out.push_back({number, line});
   }
   return out;
 }
@@ -62,12 +69,27 @@ void warn_about_size(const race::CheckResult& result, const race::ReportOptions&
               << ")\n";
 }
 
+// Suppressions that name no hazard group of this trace are stale (the bug
+// was fixed, or the signature was mistyped): say which, so they get removed.
+void report_unused(const std::string& path, const std::vector<Suppression>& suppressions,
+                   const race::CheckResult& result) {
+  std::set<std::string> seen;
+  for (const race::HazardGroup& g : result.groups) seen.insert(g.signature);
+  for (const Suppression& s : suppressions)
+    if (!seen.count(s.signature))
+      std::cerr << path << ":" << s.line << ": suppression matches no hazard in this trace: " << s.signature
+                << "\n";
+}
+
 int run_check(const CheckArgs& a) {
   if (!a.emit_fixed.empty())
     if (auto usable = check_output(a.emit_fixed, {a.path, a.suppress, a.kernel_modes}); !usable) {
       std::cerr << usable.error().describe() << "\n";
       return kExitBadInput;
     }
+  if (a.all && a.format != "json")
+    std::cerr << "check: warning: --all lists hazards in the JSON report only; it does nothing without "
+                 "--format json\n";
   race::CheckOptions options;
   if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
     std::cerr << "check: --min-confidence must be definite, likely or possible\n";
@@ -86,28 +108,26 @@ int run_check(const CheckArgs& a) {
     }
     options.kernel_modes = std::move(*rules);
   }
+  std::vector<Suppression> suppressions;
   if (!a.suppress.empty()) {
     auto text = read_text(a.suppress);
     if (!text) {
       std::cerr << text.error().describe() << "\n";
       return kExitBadInput;
     }
-    options.suppressed = parse_suppressions(*text);
+    suppressions = parse_suppressions(*text);
+    for (const Suppression& s : suppressions) options.suppressed.insert(s.signature);
   }
   options.explain_and_fix = !a.no_fix;
-  if (isatty(STDERR_FILENO))
-    options.progress = [last = -1](uint64_t done, uint64_t total) mutable {
-      if (total < (64u << 20)) return;
-      const int percent = static_cast<int>(100 * done / total);
-      if (percent == last) return;
-      last = percent;
-      std::cerr << "\rchecking: " << percent << "%" << (percent == 100 ? "\n" : "") << std::flush;
-    };
+  ProgressLine progress;
+  options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
+  progress.finish();
   if (!result) {
     std::cerr << result.error().describe() << "\n";
     return kExitBadInput;
   }
+  report_unused(a.suppress, suppressions, *result);
   race::ReportOptions report;
   report.trace_path = a.path;
   report.max_groups = a.max_groups;
@@ -124,7 +144,8 @@ int run_check(const CheckArgs& a) {
       std::cerr << s.error().describe() << "\n";
       return kExitBadInput;
     }
-    std::cerr << "wrote " << a.emit_fixed << " with the suggested fixes applied\n";
+    std::cerr << "wrote " << a.emit_fixed << " with the suggested fixes applied"
+              << (a.no_fix ? " (not verified: --no-fix skips the re-check)" : "") << "\n";
   }
   return result->shown_groups() ? kExitFindings : kExitOk;
 }
@@ -142,9 +163,11 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-confidence", a->min_confidence,
                   "show hazards at least this certain: definite, likely, possible")
       ->capture_default_str();
-  cmd->add_option("--max", a->max_groups, "show at most this many hazard groups in full")
+  add_number(cmd, "--max", a->max_groups, "show at most this many hazard groups in full")
       ->capture_default_str();
-  cmd->add_option("--suppress", a->suppress, "file of hazard signatures to suppress, one per line");
+  cmd->add_option(
+      "--suppress", a->suppress,
+      "file of hazard signatures to suppress, one per line (lines that match no hazard are reported)");
   cmd->add_option("--emit-fixed", a->emit_fixed, "write the trace with every suggested fix applied");
   cmd->add_option("--kernel-modes", a->kernel_modes,
                   "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes");

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "export_hazards.h"
 #include "racetrack/traces/describe.h"
+#include "progress.h"
 #include "racetrack/traces/export.h"
 #include "racetrack/traces/output_file.h"
 
@@ -51,13 +52,16 @@ int run_export(const ExportArgs& a) {
   const ExportFormat format = a.format.empty()       ? export_format_for(a.out)
                               : a.format == "chrome" ? ExportFormat::kChrome
                                                      : ExportFormat::kPerfetto;
+  ProgressLine progress;
   ExportOptions options;
+  options.progress = progress.callback();
   options.from_seq = a.from;
   options.to_seq = a.to;
   options.max_ops = a.max_ops;
   options.on_plan = [&](const ExportPlan& plan) { announce(plan, format, a.out); };
   if (!a.no_hazards) {
     race::CheckOptions check;  // check's defaults
+    check.progress = progress.callback();
     if (!race::parse_confidence(a.min_confidence, check.min_confidence)) {
       std::cerr << "export: --min-confidence must be definite, likely or possible\n";
       return kExitBadInput;
@@ -70,6 +74,7 @@ int run_export(const ExportArgs& a) {
     options.hazards = export_hazards(*result, a.all_hazards, a.max_hazards);
   }
   auto stats = export_trace(a.in, a.out, format, options);
+  progress.finish();
   if (!stats) {
     std::cerr << stats.error().describe() << "\n";
     return kExitBadInput;

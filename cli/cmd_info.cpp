@@ -17,8 +17,11 @@ void add_info(CLI::App& app, int& exit_code) {
     TraceStats stats;
     auto status = gather_stats(*path, stats);
     // What was read before an error is still printed (JSON says it is
-    // incomplete).
-    std::cout << (*format == "json" ? format_stats_json(stats, *path, status) : format_stats(stats));
+    // incomplete); a file that never opened as a trace has nothing to show.
+    if (*format == "json")
+      std::cout << format_stats_json(stats, *path, status);
+    else if (status || stats.chunks)
+      std::cout << format_stats(stats);
     if (!status) {
       std::cerr << status.error().describe() << "\n";
       exit_code = kExitBadInput;

@@ -227,8 +227,11 @@ def judge_sample(sample, report):
 
 
 def info_span_us(output):
-    match = re.search(r"spanning ([0-9.eE+-]+) us", output)
-    return float(match.group(1)) if match else None
+    """`racetrack info`'s span ("spanning 6.58 s": three digits, unit that fits) in us."""
+    match = re.search(r"spanning ([0-9.]+) (ns|\u00b5s|ms|s)\b", output)
+    if not match:
+        return None
+    return float(match.group(1)) * {"ns": 1e-3, "\u00b5s": 1.0, "ms": 1e3, "s": 1e6}[match.group(2)]
 
 
 

@@ -65,6 +65,7 @@ Result<Survey> survey(const std::string& path, const ExportOptions& options, Haz
     auto more = source->read();
     if (!more) return more.error();
     if (!*more) break;
+    if (options.progress) options.progress("matching records to waits", source->position(), source->size());
     for (const v1::Op& op : (**more).ops()) {
       ++s.plan.trace_ops;
       const bool in = window.admit(op.seq());
@@ -396,6 +397,7 @@ Result<ExportStats> walk_trace(const std::string& in_path, const ExportOptions& 
     if (!more) return more.error();
     if (!*more) break;
     const bool go_on = walker.add_chunk(**more);
+    if (options.progress) options.progress("exporting", source->position(), source->size());
     if (!sink.out().ok()) return write_error();
     if (!go_on) break;
   }

@@ -82,7 +82,7 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  auto program = load_program(path, options.costs);
+  auto program = load_program(path, options.costs, options.progress);
   if (!program) return program.error();
   const Program& p = *program;
   Schedule base = options.schedule;
@@ -108,6 +108,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
   race::CheckOptions check_options = options.check;
   check_options.explain_and_fix = false;
+  if (!check_options.progress) check_options.progress = options.progress;
   auto check = race::check_file(path, check_options);
   if (!check) return check.error();
 
@@ -122,6 +123,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     const Tracked* evidence = &*given;
     std::optional<Tracked> adversarial;
     if (options.adversarial && k < options.max_adversarial) {
+      if (options.progress)
+        options.progress("demonstrating hazards", k, std::min(check->shown.size(), options.max_adversarial));
       Schedule s = base;
       s.delays[a] = hold;
       auto r = tracked_run(p, s);
@@ -173,6 +176,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
       schedules.push_back(std::move(s));
     }
     for (size_t j = 0; j < schedules.size(); ++j) {
+      if (options.progress) options.progress("trying the fixes", j, schedules.size());
       auto r = tracked_run(p, schedules[j]);
       if (!r) return r.error();
       if (j == 0) w.makespan_ns = r->run.makespan_ns;

@@ -29,13 +29,14 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     std::string why;
     if (!cuda_available(why)) return make_error("--backend cuda: " + why);
   }
-  auto program = des::load_program(path, des::CostModel{});
+  auto program = des::load_program(path, des::CostModel{}, options.progress);
   if (!program) return program.error();
   const des::Program& p = *program;
   const ArenaPlan plan = ArenaPlan::build(p, options.granule, options.memory_limit);
   const des::ValueTracker reference(p);
   race::CheckOptions check_options = options.check;
   check_options.explain_and_fix = false;
+  if (!check_options.progress) check_options.progress = options.progress;
   auto check = race::check_file(path, check_options);
   if (!check) return check.error();
 
@@ -70,6 +71,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
 #endif
 
   for (uint32_t run = 0; run < std::max(1u, options.repeat); ++run) {
+    if (options.progress) options.progress("replaying", run, std::max(1u, options.repeat));
     HostRunOptions o;
     o.traced_timing = options.traced_timing;
     // --stress: the first op of each hazard waits a seeded while in

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "racetrack/traces/progress.h"
 #include "racetrack/traces/result.h"
 
 namespace racetrack {
@@ -48,6 +49,8 @@ struct ExportOptions {
   uint64_t max_ops = std::numeric_limits<uint64_t>::max();
   // Called once before anything is written.
   std::function<void(const ExportPlan&)> on_plan;
+  // Hears the bytes read of each pass over the input.
+  Progress progress;
 };
 
 // Output bytes per op measured on `racetrack synth` traces (bench/export_bench).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "racetrack/race/access.h"
+#include "racetrack/traces/progress.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack::des {
@@ -71,6 +72,6 @@ struct Program {
   size_t index_of(uint64_t seq) const;  // ops.size() when absent
 };
 
-Result<Program> load_program(const std::string& path, const CostModel& costs);
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress = {});
 
 }  // namespace racetrack::des

@@ -25,6 +25,7 @@ struct SimOptions {
   race::CheckOptions check;
   size_t max_adversarial = 256;          // hazards demonstrated one by one
   std::string output;                    // simulated timeline (.rtrace/.pbtxt/.json)
+  Progress progress;                     // loading, checking, each demonstration and what-if run
 };
 
 // Bytes that held the wrong version: read by `reader_seq` (0: in the final

@@ -64,6 +64,9 @@ struct Hazard {
   uint64_t ordered_up_to_tick = 0;
   uint64_t ordered_up_to_seq = 0;
   std::string ordered_up_to_title;
+  // An event the program already records right after the first op, still
+  // current when the second op was submitted: the fix waits on it (0: none).
+  uint32_t event_after_first = 0;
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
   uint32_t group = 0;
