@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   racetrack::cli::add_sim(app, exit_code);
   racetrack::cli::add_replay(app, exit_code);
   racetrack::cli::add_capture(app, exit_code);
+  racetrack::cli::add_modes(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
