@@ -43,15 +43,6 @@ bool is_trace(const std::string& path, const std::string& head) {
   return false;
 }
 
-const char* kind_name(InputKind k) {
-  switch (k) {
-    case InputKind::kCubin: return "cubin";
-    case InputKind::kFatbin: return "fatbin";
-    case InputKind::kHostElf: return "shared-library";
-  }
-  return "cubin";
-}
-
 Result<std::optional<uint32_t>> parse_arch(const std::string& text) {
   if (text.empty() || text == "all") return std::optional<uint32_t>();
   std::string digits = text.rfind("sm_", 0) == 0 ? text.substr(3) : text;
@@ -75,15 +66,16 @@ class Runner {
     ModuleReport r;
     r.label = std::move(label);
     r.sha256 = Sha256::hex(bytes.data(), bytes.size());
-    auto set = find_cubins(bytes);
-    if (!set) return set.error();
-    r.kind = kind_name(set->kind);
     if (!args_.no_cache)
       if (auto hit = cache_.load(r.sha256, arch_)) {
         r.modes = std::move(*hit);
+        r.kind = r.modes.kind;
         r.cached = true;
         return r;
       }
+    auto set = find_cubins(bytes, arch_);
+    if (!set) return set.error();
+    r.kind = kind_name(set->kind);
     if (!tool_) {
       auto found = find_disassembler();
       if (!found) return found.error();
@@ -166,7 +158,7 @@ void print_json(const std::vector<ModuleReport>& reports, const std::string& pat
   for (const auto& r : reports) {
     nlohmann::json m = module_json(r.modes);
     m["label"] = r.label;
-    m["kind"] = r.kind;
+    m["kind"] = r.kind;  // "trace-functions" for a module with functions only
     m["sha256"] = r.sha256;
     m["cached"] = r.cached;
     modules.push_back(std::move(m));

@@ -73,7 +73,8 @@ class Analysis {
   Analysis(const KernelLayout& layout, uint32_t sm, const Supergraph& graph)
       : layout_(layout), sm_(sm), graph_(graph), words_(layout.words()), modes_(words_, 0) {
     window_ = param_window(sm, *layout.param_base);
-    all_words_ = words_ ? sets_.range(1, words_) : WordSets::kEmpty;
+    all_words_ = halves(0, 8 * int64_t{words_} - 1);
+    stored_halves_.assign(words_, 0);
   }
 
   KernelModes run() {
@@ -148,8 +149,14 @@ class Analysis {
     return changed;
   }
 
-  uint32_t word_of(int64_t param_offset) const {
-    return param_offset < 0 ? 0 : static_cast<uint32_t>(param_offset / 8) + 1;
+  // Pointer material is tracked per 4-byte half of a word (element h is
+  // bytes [4h, 4h + 4) of the buffer, word h / 2 + 1): a value made of one
+  // half only cannot be a whole pointer.
+  uint32_t halves(int64_t first_byte, int64_t last_byte) {
+    first_byte = std::max<int64_t>(first_byte, 0);
+    last_byte = std::min<int64_t>(last_byte, 8 * int64_t{words_} - 1);
+    if (first_byte > last_byte) return WordSets::kEmpty;
+    return sets_.range(static_cast<uint32_t>(first_byte / 4), static_cast<uint32_t>(last_byte / 4));
   }
 
   // A constant-bank operand's value, `bytes` wide.
@@ -164,14 +171,12 @@ class Analysis {
     if (op.index) {
       // c[0x0][Rx+imm]: a run-time index into the buffer from imm on.
       if (rel < static_cast<int64_t>(layout_.param_size) && words_ > 0)
-        v.words = sets_.range(std::max<uint32_t>(1, word_of(rel)), words_);
+        v.words = halves(rel, 8 * int64_t{words_} - 1);
       if (rel < 0) v.flags |= kDriver;
       return v;
     }
     if (rel >= 0 && rel < static_cast<int64_t>(layout_.param_size)) {
-      const uint32_t first = word_of(rel);
-      const uint32_t last = std::min(word_of(rel + bytes - 1), words_);
-      v.words = first == last ? sets_.single(first) : sets_.range(first, last);
+      v.words = halves(rel, rel + bytes - 1);
       return v;
     }
     if (op.offset == window_.offset) {
@@ -265,17 +270,24 @@ class Analysis {
   }
 
   void mark(uint32_t word_set, uint8_t bits) {
-    for (uint32_t w : sets_.words(word_set))
-      if (w >= 1 && w <= words_) modes_[w - 1] |= bits;
+    for (uint32_t h : sets_.words(word_set))
+      if (h / 2 < words_) modes_[h / 2] |= bits;
   }
   static constexpr uint8_t kR = 1, kW = 2, kE = 4;
 
+  // A value stored where others may load it: the words whose two halves
+  // both get stored (by this or another store) escape at the end.
   void escape(const Value& v, const Instruction& ins, const char* how) {
     if (v.words != WordSets::kEmpty) {
-      mark(v.words, kE);
       std::string list;
-      for (uint32_t w : sets_.words(v.words)) list += (list.empty() ? "" : ",") + std::to_string(w);
-      note("word " + list + " " + how + " (" + where(ins) + ")");
+      uint32_t last = UINT32_MAX;
+      for (uint32_t h : sets_.words(v.words)) {
+        if (h / 2 >= words_) continue;
+        stored_halves_[h / 2] |= static_cast<uint8_t>(1 << (h % 2));
+        if (h / 2 != last) list += (list.empty() ? "" : ",") + std::to_string(h / 2 + 1);
+        last = h / 2;
+      }
+      escape_notes_.emplace_back(v.words, "word " + list + " " + how + " (" + where(ins) + ")");
     }
     if (v.param != kNotParam) {
       mark(all_words_, kE);
@@ -302,8 +314,7 @@ class Analysis {
   void tensor_access(const Value& map, MemoryEffect effect, const Instruction& ins, bool waited) {
     const uint8_t bits = (effect.reads ? kR : 0) | (effect.writes ? kW : 0);
     if (map.param == kParamExact && words_ > 0) {
-      const uint32_t first = std::max<uint32_t>(1, word_of(map.param_offset));
-      if (first <= words_) mark(sets_.range(first, std::min(words_, first + 15)), bits);
+      mark(halves(map.param_offset, map.param_offset + 127), bits);
     } else if (map.param == kParamAny) {
       mark(all_words_, bits);
     }
@@ -322,9 +333,7 @@ class Analysis {
     Value v;
     const bool param_only = addr.words == WordSets::kEmpty && !(addr.flags & (kLoaded | kModule));
     if (addr.param == kParamExact && words_ > 0) {
-      const uint32_t first = std::max<uint32_t>(1, word_of(addr.param_offset));
-      const uint32_t last = std::min(words_, word_of(addr.param_offset + static_cast<int64_t>(bytes) - 1));
-      if (first <= last) v.words = sets_.range(first, last);
+      v.words = halves(addr.param_offset, addr.param_offset + static_cast<int64_t>(bytes) - 1);
     } else if (addr.param == kParamAny || (addr.flags == kDriver && addr.words == WordSets::kEmpty)) {
       v.words = all_words_;  // an address made of driver words only may be a window onto the buffer
     }
@@ -544,9 +553,8 @@ class Analysis {
     }
     // Code we cannot see: whatever it was handed may be written through,
     // and it may touch any memory.
-    Value everything = local_;
-    for (const auto& v : s.regs) everything = join(everything, v);
-    escape(everything, ins, "passed to a call racetrack cannot follow");
+    // It can read every parameter from the constant bank itself.
+    mark(all_words_, kE);
     indirect_ = true;
     note("a call into code racetrack cannot follow (" + (target.empty() ? ins.opcode : target) + ")");
     for (int r = 0; r < kRegisters; ++r) write(s, r, Value{WordSets::kEmpty, kLoaded, 0, 0}, false);
@@ -589,7 +597,20 @@ class Analysis {
     return false;
   }
 
+  bool may_hold_pointer_any(uint32_t set) const {
+    for (uint32_t h : sets_.words(set))
+      if (h / 2 < words_ && stored_halves_[h / 2] == 3 && may_hold_pointer(h / 2 + 1)) return true;
+    return false;
+  }
+
   KernelModes finish() {
+    for (uint32_t w = 0; w < words_; ++w)
+      if (stored_halves_[w] == 3) modes_[w] |= kE;
+    for (const auto& [set, text] : escape_notes_) {
+      bool whole = false;
+      for (uint32_t h : sets_.words(set)) whole |= h / 2 < words_ && stored_halves_[h / 2] == 3;
+      if (whole && may_hold_pointer_any(set)) note(text);
+    }
     KernelModes out;
     out.words.resize(words_);
     for (uint32_t w = 0; w < words_; ++w) {
@@ -610,6 +631,10 @@ class Analysis {
   uint32_t words_;
   WordSets sets_;
   uint32_t all_words_ = WordSets::kEmpty;
+  std::vector<uint8_t> stored_halves_;
+  std::vector<std::pair<uint32_t, std::string>>
+      escape_notes_;  // half sets stored, and where  // per word: bit 0 low half, bit 1 high half stored
+                      // somewhere
   ParamWindow window_{};
   std::vector<State> states_;
   Value local_;

@@ -73,7 +73,7 @@ Supergraph build_supergraph(const std::string& kernel, const std::vector<Disasse
       const OpClass c = classify(code[i]);
       if (c == OpClass::kIndirectBranch) indirect = true;
       if (ends_block(c) && i + 1 < code.size()) leaders.insert(code[i + 1].address);
-      if (c == OpClass::kBranch || c == OpClass::kConvergence)
+      if (c == OpClass::kBranch)
         if (auto t = branch_target(code[i])) leaders.insert(*t);
     }
     if (indirect) {
@@ -132,13 +132,11 @@ Supergraph build_supergraph(const std::string& kernel, const std::vector<Disasse
         if (ins.guarded() && has_next) add(next);
         break;
       }
-      case OpClass::kConvergence: {
-        if (auto t = branch_target(ins))
-          if (auto found = block_at[blk.function].find(*t); found != block_at[blk.function].end())
-            add(found->second);
+      case OpClass::kConvergence:
+        // BSSY only names where a divergent region reconverges: threads get
+        // there through the branches and the BSYNC, never from the BSSY.
         if (has_next) add(next);
         break;
-      }
       case OpClass::kIndirectBranch: all_blocks(); break;
       case OpClass::kExit:
         if (ins.guarded() && has_next) add(next);

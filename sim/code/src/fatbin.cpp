@@ -93,6 +93,8 @@ Status extract_fatbins(Bytes bytes, uint64_t base, CubinSet& out) {
       const Bytes payload = bytes.subspan(entry + entry_header, padded);
       if (kind == kKindPtx) {
         ++out.ptx_entries;
+      } else if (kind == kKindElf && out.only_arch && arch != *out.only_arch) {
+        ++out.skipped;
       } else if (kind == kKindElf) {
         EmbeddedCubin cubin;
         cubin.arch = arch;
@@ -116,8 +118,9 @@ Status extract_fatbins(Bytes bytes, uint64_t base, CubinSet& out) {
   return Ok{};
 }
 
-Result<CubinSet> find_cubins(Bytes file) {
+Result<CubinSet> find_cubins(Bytes file, std::optional<uint32_t> only_arch) {
   CubinSet set;
+  set.only_arch = only_arch;
   if (file.size() >= 4 && load<uint32_t>(file, 0) == kFatbinMagic) {
     set.kind = InputKind::kFatbin;
     if (auto s = extract_fatbins(file, 0, set); !s) return s.error();

@@ -99,7 +99,8 @@ nlohmann::json module_json(const ModuleModes& m) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back(kernel_json(k));
   const ModeCounts c = count_modes(m.kernels);
-  return {{"cubins", m.cubins},
+  return {{"kind", m.kind},
+          {"cubins", m.cubins},
           {"cubins_skipped", m.cubins_skipped},
           {"ptx_entries", m.ptx_entries},
           {"archs", m.archs},
@@ -118,6 +119,7 @@ Result<ModuleModes> module_from_json(const nlohmann::json& j) {
     return make_error("no kernels array");
   ModuleModes m;
   try {
+    m.kind = j.value("kind", std::string("cubin"));
     m.cubins = j.value("cubins", uint64_t{0});
     m.cubins_skipped = j.value("cubins_skipped", uint64_t{0});
     m.ptx_entries = j.value("ptx_entries", uint64_t{0});

@@ -25,10 +25,21 @@ Result<std::vector<KernelModes>> analyse_cubin(const Disassembler& tool, Bytes c
   return out;
 }
 
+const char* kind_name(InputKind kind) {
+  switch (kind) {
+    case InputKind::kCubin: return "cubin";
+    case InputKind::kFatbin: return "fatbin";
+    case InputKind::kHostElf: return "shared-library";
+  }
+  return "cubin";
+}
+
 Result<ModuleModes> analyse_cubins(const Disassembler& tool, const CubinSet& set,
                                    const AnalyseOptions& options) {
   ModuleModes result;
+  result.kind = kind_name(set.kind);
   result.ptx_entries = set.ptx_entries;
+  result.cubins_skipped = set.skipped;
   std::vector<const EmbeddedCubin*> todo;
   for (const auto& c : set.cubins) {
     if (options.arch && c.arch != 0 && c.arch != *options.arch) {

@@ -33,7 +33,7 @@ enum class OpClass {
   kExit,
   kReturn,
   kCall,
-  kConvergence,  // BSSY: its target is where the region reconverges
+  kConvergence,  // BSSY: names a reconvergence point, moves no control
   kGridWait,     // ACQBULK: griddepcontrol.wait
   kNoEffect,     // barriers, fences, NOP, predicate-only results
   kUnknown,

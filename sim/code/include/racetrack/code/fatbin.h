@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct EmbeddedCubin {
 
 struct CubinSet {
   InputKind kind = InputKind::kCubin;
+  // Set before extraction: fatbin entries of other architectures are
+  // counted in `skipped` and neither decompressed nor kept.
+  std::optional<uint32_t> only_arch;
+  uint64_t skipped = 0;
   std::vector<EmbeddedCubin> cubins;
   uint64_t fatbins = 0;      // containers seen
   uint64_t ptx_entries = 0;  // skipped: not machine code
@@ -31,7 +36,7 @@ struct CubinSet {
 inline constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 
 // Any of the three kinds; an error names what the file is not.
-Result<CubinSet> find_cubins(Bytes file);
+Result<CubinSet> find_cubins(Bytes file, std::optional<uint32_t> only_arch = std::nullopt);
 
 // The ELF entries of the fatbin containers laid one after another in
 // `bytes` (a .nv_fatbin section or a fatbin file). `base` is the offset of

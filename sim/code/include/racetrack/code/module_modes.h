@@ -13,6 +13,7 @@
 namespace racetrack::code {
 
 struct ModuleModes {
+  std::string kind;                  // "cubin", "fatbin", "shared-library"
   std::vector<KernelModes> kernels;  // by name
   uint64_t cubins = 0;               // analysed
   uint64_t cubins_skipped = 0;       // other architectures than asked for
@@ -31,6 +32,8 @@ struct AnalyseOptions {
 // One cubin; `sm_hint` is the fatbin entry's architecture (0 = unknown).
 Result<std::vector<KernelModes>> analyse_cubin(const Disassembler& tool, Bytes cubin,
                                                uint32_t* sm_out = nullptr);
+
+const char* kind_name(InputKind kind);
 
 Result<ModuleModes> analyse_cubins(const Disassembler& tool, const CubinSet& set,
                                    const AnalyseOptions& options);
