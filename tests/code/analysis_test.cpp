@@ -116,6 +116,35 @@ TEST(Analysis, StoredPointerEscapes) {
   EXPECT_EQ(k.words[1], M::kEscapes);
 }
 
+TEST(Analysis, PointerStoredAsTwoHalvesEscapes) {
+  const auto k = run({"LDC.64 R2, c[0x0][0x210]", "LDC.64 R4, c[0x0][0x218]", "STG.E desc[UR4][R2.64], R4",
+                      "STG.E desc[UR4][R2.64+0x4], R5", "EXIT"});
+  EXPECT_EQ(k.words[1], M::kEscapes);
+}
+
+TEST(Analysis, OneHalfStoredDoesNotEscape) {
+  // A 32-bit field of a struct parameter stored: no whole pointer leaves.
+  KernelLayout l = layout(0x210, 24);
+  l.params.push_back({0, 0, 24});  // one struct: words 1..3 may hold pointers
+  const auto k = analyse_kernel(
+      l, 90,
+      {fn("k", {"LDC.64 R2, c[0x0][0x210]", "LDC R4, c[0x0][0x21c]", "STG.E desc[UR4][R2.64], R4", "EXIT"})});
+  EXPECT_EQ(k.words[0], M::kWrite);
+  EXPECT_EQ(k.words[1], M::kNone);
+}
+
+TEST(Analysis, ScalarParameterWordsHoldNoPointer) {
+  // Word 2 is a 4-byte scalar: whatever flows from it, it is no pointer.
+  KernelLayout l = layout(0x210, 16);
+  l.params = {{0, 0, 8}, {1, 8, 4}};
+  const auto k =
+      analyse_kernel(l, 90,
+                     {fn("k", {"LDC.64 R2, c[0x0][0x210]", "LDC R4, c[0x0][0x218]",
+                               "IADD3 R2, P0, R2, R4, RZ", "STG.E desc[UR4][R2.64], R4", "EXIT"})});
+  EXPECT_EQ(k.words[0], M::kWrite);
+  EXPECT_EQ(k.words[1], M::kNone);
+}
+
 TEST(Analysis, PointerStagedInSharedMemoryEscapes) {
   const auto k = run({"LDC.64 R4, c[0x0][0x218]", "STS.64 [R0], R4", "LDS.64 R2, [R0]",
                       "STG.E desc[UR4][R2.64], R6", "EXIT"});

@@ -32,12 +32,17 @@ struct Value {
   uint32_t words = WordSets::kEmpty;
   uint8_t flags = 0;
   uint8_t param = kNotParam;
-  int32_t param_offset = 0;  // byte offset in the parameter buffer when kParamExact
+  int64_t param_offset = 0;  // byte offset in the parameter buffer when kParamExact
   bool operator==(const Value&) const = default;
   bool empty() const { return words == WordSets::kEmpty && flags == 0 && param == kNotParam; }
 };
 
 constexpr int kRegisters = 256 + 64;  // R0..R255, then UR0..UR63
+
+// Address arithmetic wraps like the hardware's (and never overflows here).
+int64_t wrap_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 
 int slot(const RegRef& r) {
   return r.uniform ? 256 + r.index : r.index;
@@ -167,7 +172,7 @@ class Analysis {
       return v;
     }
     const int64_t base = *layout_.param_base;
-    const int64_t rel = op.offset - base;
+    const int64_t rel = wrap_add(op.offset, -base);
     if (op.index) {
       // c[0x0][Rx+imm]: a run-time index into the buffer from imm on.
       if (rel < static_cast<int64_t>(layout_.param_size) && words_ > 0)
@@ -176,7 +181,7 @@ class Analysis {
       return v;
     }
     if (rel >= 0 && rel < static_cast<int64_t>(layout_.param_size)) {
-      v.words = halves(rel, rel + bytes - 1);
+      v.words = halves(rel, wrap_add(rel, int64_t{bytes} - 1));
       return v;
     }
     if (op.offset == window_.offset) {
@@ -221,7 +226,7 @@ class Analysis {
       if (op.kind == OperandKind::kPredicate) continue;
       if (op.kind == OperandKind::kImmediate && op.text.find_first_of(".e") == std::string::npos) {
         if (op.text.front() == '-' || op.text.front() == '~' || op.text.front() == '|') return false;
-        sum += op.offset;
+        sum = wrap_add(sum, op.offset);
         continue;
       }
       if (op.kind == OperandKind::kRegister && op.reg.zero()) continue;
@@ -230,7 +235,7 @@ class Analysis {
     }
     if (!base || base->param != kParamExact) return false;
     Value v = *base;
-    v.param_offset += static_cast<int32_t>(sum);
+    v.param_offset = wrap_add(v.param_offset, sum);
     write(s, slot(ins.operands[dest].reg), v, !ins.guarded());
     return true;
   }
@@ -249,7 +254,7 @@ class Analysis {
   Value address(const State& s, const Operand& mem, bool wide) {
     Value v;
     for (const RegRef& r : mem.address) v = join(v, reg(s, r, wide && !r.narrow));
-    if (v.param == kParamExact) v.param_offset += static_cast<int32_t>(mem.offset);
+    if (v.param == kParamExact) v.param_offset = wrap_add(v.param_offset, mem.offset);
     return v;
   }
 
@@ -287,7 +292,8 @@ class Analysis {
         if (h / 2 != last) list += (list.empty() ? "" : ",") + std::to_string(h / 2 + 1);
         last = h / 2;
       }
-      escape_notes_.emplace_back(v.words, "word " + list + " " + how + " (" + where(ins) + ")");
+      if (escape_notes_.size() < 64)  // enough to say why; a big kernel has thousands of stores
+        escape_notes_.emplace_back(v.words, "word " + list + " " + how + " (" + where(ins) + ")");
     }
     if (v.param != kNotParam) {
       mark(all_words_, kE);
@@ -314,7 +320,7 @@ class Analysis {
   void tensor_access(const Value& map, MemoryEffect effect, const Instruction& ins, bool waited) {
     const uint8_t bits = (effect.reads ? kR : 0) | (effect.writes ? kW : 0);
     if (map.param == kParamExact && words_ > 0) {
-      mark(halves(map.param_offset, map.param_offset + 127), bits);
+      mark(halves(map.param_offset, wrap_add(map.param_offset, 127)), bits);
     } else if (map.param == kParamAny) {
       mark(all_words_, bits);
     }
@@ -333,7 +339,7 @@ class Analysis {
     Value v;
     const bool param_only = addr.words == WordSets::kEmpty && !(addr.flags & (kLoaded | kModule));
     if (addr.param == kParamExact && words_ > 0) {
-      v.words = halves(addr.param_offset, addr.param_offset + static_cast<int64_t>(bytes) - 1);
+      v.words = halves(addr.param_offset, wrap_add(addr.param_offset, static_cast<int64_t>(bytes) - 1));
     } else if (addr.param == kParamAny || (addr.flags == kDriver && addr.words == WordSets::kEmpty)) {
       v.words = all_words_;  // an address made of driver words only may be a window onto the buffer
     }

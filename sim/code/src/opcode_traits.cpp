@@ -13,16 +13,16 @@ const std::unordered_map<std::string, OpClass>& table() {
       for (const char* n : names) m.emplace(n, c);
     };
     set(OpClass::kAlu,
-        {"MOV",       "UMOV",    "IADD3",    "UIADD3",   "IADD",     "IADD32I",   "IADD64",      "VIADD",
-         "VIADDMNMX", "LOP3",    "ULOP3",    "LOP",      "LOP32I",   "ULOP",      "SEL",         "USEL",
-         "FSEL",      "PRMT",    "UPRMT",    "IMNMX",    "VIMNMX",   "VIMNMX3",   "IABS",        "SHF",
-         "USHF",      "SHR",     "USHR",     "R2UR",     "SHFL",     "VOTE",      "VOTEU",       "REDUX",
-         "MATCH",     "P2R",     "UP2UR",    "R2P",      "PLOP3",    "UPLOP3",    "F2F",         "F2I",
-         "I2F",       "I2I",     "I2FP",     "F2FP",     "F2IP",     "FRND",      "POPC",        "UPOPC",
-         "FLO",       "UFLO",    "BREV",     "UBREV",    "BMSK",     "UBMSK",     "SGXT",        "USGXT",
-         "MOVM",      "BMOV",    "CS2UR",    "UISETP",   "ISCADD",   "UIADD3.64", "LEPC",        "ISETP",
-         "FSETP",     "DSETP",   "HSETP2",   "PSETP",    "FCHK",     "ELECT",     "UCGABAR_ARV", "IDP",
-         "IDP4A",     "IADD.64", "UIADD.64", "IMNMX.64", "VABSDIFF", "VABSDIFF4", "QSPC",        "BSSY"});
+        {"MOV",       "UMOV",     "IADD3",    "UIADD3",   "IADD",      "IADD32I",   "IADD64", "VIADD",
+         "VIADDMNMX", "LOP3",     "ULOP3",    "LOP",      "LOP32I",    "ULOP",      "SEL",    "USEL",
+         "FSEL",      "PRMT",     "UPRMT",    "IMNMX",    "VIMNMX",    "VIMNMX3",   "IABS",   "SHF",
+         "USHF",      "SHR",      "USHR",     "R2UR",     "SHFL",      "VOTE",      "VOTEU",  "REDUX",
+         "MATCH",     "P2R",      "UP2UR",    "R2P",      "PLOP3",     "UPLOP3",    "F2F",    "F2I",
+         "I2F",       "I2I",      "I2FP",     "F2FP",     "F2IP",      "FRND",      "POPC",   "UPOPC",
+         "FLO",       "UFLO",     "BREV",     "UBREV",    "BMSK",      "UBMSK",     "SGXT",   "USGXT",
+         "MOVM",      "BMOV",     "CS2UR",    "UISETP",   "ISCADD",    "UIADD3.64", "LEPC",   "ISETP",
+         "FSETP",     "DSETP",    "HSETP2",   "PSETP",    "FCHK",      "ELECT",     "IDP",    "IDP4A",
+         "IADD.64",   "UIADD.64", "IMNMX.64", "VABSDIFF", "VABSDIFF4", "QSPC"});
     set(OpClass::kProduct, {"IMAD", "UIMAD", "IMADSP", "XMAD"});
     set(OpClass::kLea, {"LEA", "ULEA"});
     set(OpClass::kShiftLeft, {"SHL", "USHL", "IMUL", "UIMUL", "IMUL32I"});
@@ -54,13 +54,12 @@ const std::unordered_map<std::string, OpClass>& table() {
     set(OpClass::kCall, {"CALL"});
     set(OpClass::kGridWait, {"ACQBULK"});
     set(OpClass::kNoEffect,
-        {"NOP",         "BAR",        "BSYNC",        "BREAK",       "WARPSYNC", "MEMBAR",
-         "FENCE",       "ERRBAR",     "CCTL",         "CCTLL",       "CCTLT",    "DEPBAR",
-         "LDGDEPBAR",   "PREEXIT",    "YIELD",        "NANOSLEEP",   "BPT",      "UTMACMDFLUSH",
-         "UTMACCTL",    "WARPGROUP",  "WARPGROUPSET", "USETMAXREG",  "ARRIVES",  "UCGABAR_WAIT",
-         "UCGABAR_ARV", "PMTRIG",     "VOTE.ANY",     "SETLMEMBASE", "B2R",      "R2B",
-         "CGAERRBAR",   "UVIRTCOUNT", "ACQSHMINIT",   "FENCE.VIEW",  "RPCMOV",   "UTCBAR",
-         "UTCATOMSWS"});
+        {"NOP",          "BAR",         "BSYNC",        "BREAK",       "WARPSYNC", "MEMBAR",
+         "FENCE",        "ERRBAR",      "CCTL",         "CCTLL",       "CCTLT",    "DEPBAR",
+         "LDGDEPBAR",    "PREEXIT",     "YIELD",        "NANOSLEEP",   "BPT",      "UTMACMDFLUSH",
+         "UTMACCTL",     "WARPGROUP",   "WARPGROUPSET", "USETMAXREG",  "ARRIVES",  "ENDCOLLECTIVE",
+         "UCGABAR_WAIT", "UCGABAR_ARV", "PMTRIG",       "SETLMEMBASE", "B2R",      "R2B",
+         "CGAERRBAR",    "UVIRTCOUNT",  "ACQSHMINIT",   "RPCMOV",      "UTCBAR",   "UTCATOMSWS"});
     return m;
   }();
   return t;
@@ -153,8 +152,7 @@ DestWidth dest_width(const Instruction& ins, OpClass cls) {
       }
       return {bits / 32, bits == 32};
     case OpClass::kSharedLoad:
-      if (ins.base == "LDSM")  // ldmatrix .x4 writes four registers
-        return {ins.has_modifier("M88") || ins.has_modifier("MT88") ? 4 : 4, false};
+      if (ins.base == "LDSM") return {4, false};  // ldmatrix .x1/.x2/.x4: up to four registers
       return {bits / 32, true};
     case OpClass::kAtomic:
     case OpClass::kSharedAtomic: return {bits / 32, bits == 32};

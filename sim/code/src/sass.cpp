@@ -27,7 +27,7 @@ bool parse_int(std::string_view s, int64_t& out) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || end != s.data() + s.size()) return false;
-  out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  out = static_cast<int64_t>(negative ? 0 - v : v);  // two's complement, no overflow
   return true;
 }
 
