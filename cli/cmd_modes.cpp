@@ -2,6 +2,7 @@
 // through, read from the kernels' own machine code (docs/machine-code-modes.md).
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
