@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   racetrack::cli::add_sim(app, exit_code);
   racetrack::cli::add_replay(app, exit_code);
   racetrack::cli::add_capture(app, exit_code);
+  racetrack::cli::add_modes(app, exit_code);
   if (unknown_subcommand(app, argc, argv)) return racetrack::cli::kExitBadInput;
   try {
     app.parse(argc, argv);
