@@ -113,7 +113,8 @@ def line_matches(expected, actual_lines):
 
 def known_flags(racetrack, viewer):
     def help_of(argv):
-        run = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
         return run.stdout + run.stderr
 
     top = help_of([racetrack, "--help"])
