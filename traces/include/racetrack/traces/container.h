@@ -22,7 +22,8 @@
 
 namespace racetrack {
 
-namespace v1 = ::racetrack::v1;
+// The schema's messages are racetrack::v1::* (racetrack.pb.h), so `v1::`
+// names them in every namespace inside racetrack, no alias needed.
 
 inline constexpr char kMagic[6] = {'R', 'T', 'R', 'A', 'C', 'E'};
 inline constexpr uint16_t kFormatVersion = 1;
