@@ -66,8 +66,8 @@ std::string format_stats(const TraceStats& s) {
         << d.d2h_copy_engines() << "\n";
   out << s.ops << " ops in " << s.chunks << " chunk(s)";
   if (s.any_time)
-    out << ", spanning " << (s.last_time - s.first_time) / 1000.0 << " us"
-        << (s.device_times ? " (with device times)" : " (host times only)");
+    out << ", spanning " << (static_cast<double>(s.last_time) - static_cast<double>(s.first_time)) / 1000.0
+        << " us" << (s.device_times ? " (with device times)" : " (host times only)");
   out << "\n\nops per kind:\n";
   for (int k = 1; k < kOpKindCount; ++k)
     if (s.per_kind[k]) out << "  " << op_kind_name(static_cast<OpKind>(k)) << ": " << s.per_kind[k] << "\n";
