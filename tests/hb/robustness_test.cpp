@@ -8,6 +8,7 @@
 
 #include "racetrack/hb/graph_order.h"
 #include "racetrack/hb/happens_before.h"
+#include "racetrack/hb/hb_graph.h"
 #include "racetrack/traces/builder.h"
 
 namespace rt = racetrack;
@@ -149,6 +150,18 @@ TEST(HbRobustness, GraphOrderLimitIsAClearError) {
   GraphOrder order;
   const std::string why = order.build(g, 1000);
   EXPECT_NE(why.find("more than 1000 chain positions"), std::string::npos) << why;
+}
+
+// A window without ops: no edges, and Boost's transitive_reduction is not
+// asked to index a graph without vertices (found by fuzz_why).
+TEST(HbRobustness, EmptyWindowHasNoEdges) {
+  rt::TraceBuilder b;
+  b.kernel(b.stream("s", rt::v1::ROLE_COMPUTE), "k", {}, {});
+  const rt::v1::Chunk trace = b.take();
+  const auto graph = rt::hb::HbGraph::build(trace, 100, 200);
+  EXPECT_EQ(graph.vertex_count(), 0u);
+  EXPECT_TRUE(graph.transitive_reduction().empty());
+  EXPECT_TRUE(graph.chain(100, 200).empty());
 }
 
 }  // namespace

@@ -113,16 +113,16 @@ TEST_F(ContainerLimits, HugeZstdWindowIsRefused) {
   EXPECT_THAT(read_error(), HasSubstr("needs a window larger than 2^25 bytes"));
 }
 
-// 24 MiB of empty ops (two bytes each) would be 12 million Op objects, ~1.4
-// GB; one 24 MiB string is 24 MiB.
+// 12 MiB of empty ops (two bytes each) would be 6 million Op objects, ~700
+// MB; one 12 MiB string is 12 MiB.
 TEST_F(ContainerLimits, ChunkThatWouldDecodeIntoGigabytesIsRefused) {
-  std::string empty_ops(24 << 20, '\0');  // field 7 (ops), length 0, 12 Mi times
+  std::string empty_ops(12 << 20, '\0');  // field 7 (ops), length 0, 6 Mi times
   for (size_t i = 0; i < empty_ops.size(); i += 2) empty_ops[i] = '\x3a';
   write(zstd_stream(empty_ops), static_cast<uint32_t>(empty_ops.size()));
-  EXPECT_THAT(read_error(), HasSubstr("would take more than 1024 MiB once decoded"));
+  EXPECT_THAT(read_error(), HasSubstr("would take more than 512 MiB once decoded"));
 
   v1::Chunk one_string;
-  one_string.add_strings(std::string(24 << 20, 's'));
+  one_string.add_strings(std::string(12 << 20, 's'));
   const std::string wire = one_string.SerializeAsString();
   write(zstd_stream(wire), static_cast<uint32_t>(wire.size()));
   EXPECT_EQ(read_error(), "");

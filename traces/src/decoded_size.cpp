@@ -40,10 +40,19 @@ class Bound {
 
   // Walks one message's fields; false on malformed input.
   bool message(CodedInputStream& in, const Descriptor* type) {
+    // Repeated fields come as runs of one tag: look each tag up once a run.
+    uint32_t last_tag = 0;
+    const FieldDescriptor* field = nullptr;
+    uint64_t object = 0;
     while (total_ <= limit_) {
       const uint32_t tag = in.ReadTag();
       if (tag == 0) return true;
-      const FieldDescriptor* field = type->FindFieldByNumber(static_cast<int>(Wire::GetTagFieldNumber(tag)));
+      if (tag != last_tag) {
+        last_tag = tag;
+        field = type->FindFieldByNumber(static_cast<int>(Wire::GetTagFieldNumber(tag)));
+        object =
+            field && field->type() == FieldDescriptor::TYPE_MESSAGE ? object_size(field->message_type()) : 0;
+      }
       if (!field) {
         total_ += kUnknown;
         if (!Wire::SkipField(&in, tag)) return false;
@@ -57,7 +66,8 @@ class Bound {
       uint32_t length = 0;
       if (!in.ReadVarint32(&length)) return false;
       if (field->type() == FieldDescriptor::TYPE_MESSAGE) {
-        total_ += object_size(field->message_type()) + (field->is_repeated() ? kPointer : 0);
+        total_ += object + (field->is_repeated() ? kPointer : 0);
+        if (length == 0) continue;
         const auto limit = in.PushLimit(static_cast<int>(length));
         if (!message(in, field->message_type()) || !in.ConsumedEntireMessage()) return false;
         in.PopLimit(limit);

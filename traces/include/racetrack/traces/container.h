@@ -34,10 +34,10 @@ inline constexpr size_t kFrameHeaderSize = 16;
 // Limits on one chunk, so that no frame makes a reader allocate more than
 // its bytes justify (docs/trace-format.md): a frame's stored and raw
 // (decompressed) sizes are at most 256 MiB, and the decoded Chunk may take
-// at most 1 GiB of memory (a bound computed from the wire format before
+// at most 512 MiB of memory (a bound computed from the wire format before
 // parsing). Writers never come near either: they write 32768 ops a chunk.
 inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
-inline constexpr uint64_t kMaxDecodedChunkBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxDecodedChunkBytes = uint64_t{512} << 20;
 // zstd frames may ask for a window of at most 2^25 bytes (what levels up to
 // 20 use); a larger one is refused before the decoder allocates it.
 inline constexpr int kMaxZstdWindowLog = 25;
