@@ -1,10 +1,14 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
+#include "numbers.h"
+#include "progress.h"
 #include "racetrack/race/report.h"
 #include "racetrack/traces/output_file.h"
 
@@ -16,6 +20,7 @@ struct CheckArgs {
   std::string format = "text";
   std::string min_confidence = "likely";
   size_t max_groups = 20;
+  size_t max_hazards = 10000;
   std::string suppress, emit_fixed, kernel_modes;
   bool all = false;
   bool no_fix = false;
@@ -29,16 +34,51 @@ Result<std::string> read_text(const std::string& path) {
   return s.str();
 }
 
+struct Suppression {
+  size_t line = 0;  // 1-based, in the file
+  std::string signature;
+};
+
 // Signatures, one per line; '#' starts a comment line.
-std::set<std::string> parse_suppressions(const std::string& text) {
-  std::set<std::string> out;
+std::vector<Suppression> parse_suppressions(const std::string& text) {
+  std::vector<Suppression> out;
   std::istringstream in(text);
   std::string line;
-  while (std::getline(in, line)) {
+  for (size_t number = 1; std::getline(in, line); ++number) {
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    if (!line.empty() && line[0] != '#') out.insert(line);
+    if (!line.empty() && line[0] != '#') out.push_back({number, line});
   }
   return out;
+}
+
+// --all on a trace with many hazards writes a large document: say so
+// before writing, and say when --max-hazards cut the list.
+void warn_about_size(const race::CheckResult& result, const race::ReportOptions& report) {
+  constexpr uint64_t kLarge = 10000;
+  constexpr uint64_t kBytesPerHazard = 1700;  // one hazard object, indented (measured)
+  const uint64_t total = race::hazards_to_list(result);
+  const uint64_t listed = std::min<uint64_t>(result.shown.size(), report.max_hazards);
+  if (listed > kLarge)
+    std::cerr << "check: listing " << listed << " hazards, about " << format_bytes(listed * kBytesPerHazard)
+              << " of JSON\n";
+  if (listed < total)
+    std::cerr << "check: --all lists " << listed << " of " << total
+              << " hazards (\"hazards_listed\" says so; "
+              << (listed < result.shown.size() ? "--max-hazards N raises the bound"
+                                               : "the check keeps no more hazards than that")
+              << ")\n";
+}
+
+// Suppressions that name no hazard group of this trace are stale (the bug
+// was fixed, or the signature was mistyped): say which, so they get removed.
+void report_unused(const std::string& path, const std::vector<Suppression>& suppressions,
+                   const race::CheckResult& result) {
+  std::set<std::string> seen;
+  for (const race::HazardGroup& g : result.groups) seen.insert(g.signature);
+  for (const Suppression& s : suppressions)
+    if (!seen.count(s.signature))
+      std::cerr << path << ":" << s.line << ": suppression matches no hazard in this trace: " << s.signature
+                << "\n";
 }
 
 int run_check(const CheckArgs& a) {
@@ -47,6 +87,9 @@ int run_check(const CheckArgs& a) {
       std::cerr << usable.error().describe() << "\n";
       return kExitBadInput;
     }
+  if (a.all && a.format != "json")
+    std::cerr << "check: warning: --all lists hazards in the JSON report only; it does nothing without "
+                 "--format json\n";
   race::CheckOptions options;
   if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
     std::cerr << "check: --min-confidence must be definite, likely or possible\n";
@@ -65,40 +108,44 @@ int run_check(const CheckArgs& a) {
     }
     options.kernel_modes = std::move(*rules);
   }
+  std::vector<Suppression> suppressions;
   if (!a.suppress.empty()) {
     auto text = read_text(a.suppress);
     if (!text) {
       std::cerr << text.error().describe() << "\n";
       return kExitBadInput;
     }
-    options.suppressed = parse_suppressions(*text);
+    suppressions = parse_suppressions(*text);
+    for (const Suppression& s : suppressions) options.suppressed.insert(s.signature);
   }
   options.explain_and_fix = !a.no_fix;
-  if (isatty(STDERR_FILENO))
-    options.progress = [last = -1](uint64_t done, uint64_t total) mutable {
-      if (total < (64u << 20)) return;
-      const int percent = static_cast<int>(100 * done / total);
-      if (percent == last) return;
-      last = percent;
-      std::cerr << "\rchecking: " << percent << "%" << (percent == 100 ? "\n" : "") << std::flush;
-    };
+  ProgressLine progress;
+  options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
+  progress.finish();
   if (!result) {
     std::cerr << result.error().describe() << "\n";
     return kExitBadInput;
   }
+  report_unused(a.suppress, suppressions, *result);
   race::ReportOptions report;
   report.trace_path = a.path;
   report.max_groups = a.max_groups;
   report.min_confidence = options.min_confidence;
   report.list_all = a.all;
-  std::cout << (a.format == "json" ? race::format_json(*result, report) : race::format_text(*result, report));
+  report.max_hazards = a.max_hazards;
+  if (a.all && a.format == "json") warn_about_size(*result, report);
+  if (a.format == "json")
+    race::write_json(std::cout, *result, report);
+  else
+    std::cout << race::format_text(*result, report);
   if (!a.emit_fixed.empty()) {
     if (auto s = race::write_fixed_trace(a.path, a.emit_fixed, race::fix_edits(*result)); !s) {
       std::cerr << s.error().describe() << "\n";
       return kExitBadInput;
     }
-    std::cerr << "wrote " << a.emit_fixed << " with the suggested fixes applied\n";
+    std::cerr << "wrote " << a.emit_fixed << " with the suggested fixes applied"
+              << (a.no_fix ? " (not verified: --no-fix skips the re-check)" : "") << "\n";
   }
   return result->shown_groups() ? kExitFindings : kExitOk;
 }
@@ -116,13 +163,18 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-confidence", a->min_confidence,
                   "show hazards at least this certain: definite, likely, possible")
       ->capture_default_str();
-  cmd->add_option("--max", a->max_groups, "show at most this many hazard groups in full")
+  add_number(cmd, "--max", a->max_groups, "show at most this many hazard groups in full")
       ->capture_default_str();
-  cmd->add_option("--suppress", a->suppress, "file of hazard signatures to suppress, one per line");
+  cmd->add_option(
+      "--suppress", a->suppress,
+      "file of hazard signatures to suppress, one per line (lines that match no hazard are reported)");
   cmd->add_option("--emit-fixed", a->emit_fixed, "write the trace with every suggested fix applied");
   cmd->add_option("--kernel-modes", a->kernel_modes,
                   "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes");
   cmd->add_flag("--all", a->all, "JSON: list every shown hazard, not only each group's first");
+  cmd->add_option("--max-hazards", a->max_hazards, "with --all: list at most this many hazards")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, std::numeric_limits<size_t>::max()));
   cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });

@@ -1,39 +1,90 @@
 #include <iostream>
+#include <limits>
 
 #include "commands.h"
+#include "export_hazards.h"
+#include "racetrack/traces/describe.h"
+#include "progress.h"
 #include "racetrack/traces/export.h"
 #include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
 
+// Exports this big are announced before they are written.
+constexpr uint64_t kAnnounceBytes = 16ull << 20;
 // Browsers give up on JSON far below Perfetto's ~2 GB proto limit: a 900 MB
 // file crashed ui.perfetto.dev, chrome://tracing stops near 256 MB.
 constexpr uint64_t kLargeJsonBytes = 500ull << 20;
+constexpr uint64_t kLargePerfettoBytes = 2ull << 30;
 
-struct ExportOptions {
+struct ExportArgs {
   std::string in, out, format;
+  bool no_hazards = false;
+  std::string min_confidence = "likely";
+  bool all_hazards = false;
+  size_t max_hazards = 1000;
+  uint64_t from = 0, to = std::numeric_limits<uint64_t>::max(),
+           max_ops = std::numeric_limits<uint64_t>::max();
 };
 
-int run_export(const ExportOptions& o) {
-  if (auto usable = check_output(o.out, {o.in}); !usable) {
+// Said on stderr before the output is written, so a huge one can be stopped.
+void announce(const ExportPlan& plan, ExportFormat format, const std::string& out) {
+  if (plan.estimated_bytes < kAnnounceBytes) return;
+  const bool json = format == ExportFormat::kChrome;
+  std::cerr << "export: " << out << " will be about " << format_bytes(plan.estimated_bytes) << " ("
+            << plan.ops << " ops";
+  if (plan.ops < plan.trace_ops)
+    std::cerr << " of " << plan.trace_ops << ", seq " << plan.first_seq << ".." << plan.last_seq;
+  std::cerr << ")\n";
+  if (plan.estimated_bytes > (json ? kLargeJsonBytes : kLargePerfettoBytes))
+    std::cerr << "warning: "
+              << (json ? "browsers often fail to load JSON this large; prefer --format perfetto"
+                       : "ui.perfetto.dev loads up to about 2 GB; open it with trace_processor --httpd")
+              << ", or export a part with --max-ops N or --from SEQ --to SEQ\n";
+}
+
+int run_export(const ExportArgs& a) {
+  if (auto usable = check_output(a.out, {a.in}); !usable) {
     std::cerr << usable.error().describe() << "\n";
     return kExitBadInput;
   }
-  const ExportFormat format = o.format.empty()       ? export_format_for(o.out)
-                              : o.format == "chrome" ? ExportFormat::kChrome
+  const ExportFormat format = a.format.empty()       ? export_format_for(a.out)
+                              : a.format == "chrome" ? ExportFormat::kChrome
                                                      : ExportFormat::kPerfetto;
-  auto stats = format == ExportFormat::kChrome ? export_chrome(o.in, o.out) : export_perfetto(o.in, o.out);
+  ProgressLine progress;
+  ExportOptions options;
+  options.progress = progress.callback();
+  options.from_seq = a.from;
+  options.to_seq = a.to;
+  options.max_ops = a.max_ops;
+  options.on_plan = [&](const ExportPlan& plan) { announce(plan, format, a.out); };
+  if (!a.no_hazards) {
+    race::CheckOptions check;  // check's defaults
+    check.progress = progress.callback();
+    if (!race::parse_confidence(a.min_confidence, check.min_confidence)) {
+      std::cerr << "export: --min-confidence must be definite, likely or possible\n";
+      return kExitBadInput;
+    }
+    auto result = race::check_file(a.in, check);
+    if (!result) {
+      std::cerr << result.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    options.hazards = export_hazards(*result, a.all_hazards, a.max_hazards);
+  }
+  auto stats = export_trace(a.in, a.out, format, options);
+  progress.finish();
   if (!stats) {
     std::cerr << stats.error().describe() << "\n";
     return kExitBadInput;
   }
-  std::cout << o.out << ": " << stats->slices << " slices, " << stats->flows << " flows, " << stats->bytes
-            << " bytes (" << (format == ExportFormat::kChrome ? "Chrome JSON" : "Perfetto") << ")\n";
-  if (format == ExportFormat::kChrome && stats->bytes > kLargeJsonBytes)
-    std::cerr << "warning: " << o.out << " is " << (stats->bytes >> 20)
-              << " MiB of JSON; browsers often fail to load JSON this large. "
-                 "Export with --format perfetto (and open big files with trace_processor --httpd).\n";
+  std::cout << a.out << ": " << stats->slices << " slices, " << stats->flows << " flows, " << stats->hazards
+            << " hazard(s)";
+  if (stats->hazards_outside) std::cout << " (" << stats->hazards_outside << " more outside the window)";
+  std::cout << ", " << stats->nvtx_ranges << " NVTX ranges, " << stats->overlap_tracks << " overlap tracks, "
+            << stats->bytes << " bytes (" << (format == ExportFormat::kChrome ? "Chrome JSON" : "Perfetto")
+            << ")\n";
   return kExitOk;
 }
 
@@ -41,13 +92,25 @@ int run_export(const ExportOptions& o) {
 
 void add_export(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "export", "Write a trace for ui.perfetto.dev (Perfetto protobuf) or chrome://tracing (JSON)");
-  auto o = std::make_shared<ExportOptions>();
-  cmd->add_option("IN", o->in, "input trace (.rtrace, .pbtxt or .json)")->required();
-  cmd->add_option("OUT", o->out, "output file")->required();
-  cmd->add_option("--format", o->format, "perfetto or chrome (default: chrome for .json, else perfetto)")
+      "export",
+      "Write a trace and its hazards for ui.perfetto.dev (Perfetto protobuf) or chrome://tracing (JSON)");
+  auto a = std::make_shared<ExportArgs>();
+  cmd->add_option("IN", a->in, "input trace (.rtrace, .pbtxt or .json)")->required();
+  cmd->add_option("OUT", a->out, "output file")->required();
+  cmd->add_option("--format", a->format, "perfetto or chrome (default: chrome for .json, else perfetto)")
       ->check(CLI::IsMember({"perfetto", "chrome"}));
-  cmd->callback([o, &exit_code] { exit_code = run_export(*o); });
+  cmd->add_flag("--no-hazards", a->no_hazards, "skip racetrack check: export the ops only");
+  cmd->add_option("--min-confidence", a->min_confidence,
+                  "show hazards at least this certain: definite, likely, possible (as check)")
+      ->capture_default_str();
+  cmd->add_flag("--all-hazards", a->all_hazards, "a hazard slice per shown occurrence, not only per group");
+  cmd->add_option("--max-hazards", a->max_hazards, "at most this many hazard slices")->capture_default_str();
+  cmd->add_option("--from", a->from, "export ops from this seq on");
+  cmd->add_option("--to", a->to, "export ops up to this seq");
+  cmd->add_option("--max-ops", a->max_ops, "export at most this many ops (from --from on)");
+  cmd->footer(
+      "Large outputs are announced on stderr before they are written. Exit status: 0 written, 2 bad input.");
+  cmd->callback([a, &exit_code] { exit_code = run_export(*a); });
 }
 
 }  // namespace racetrack::cli

@@ -1,6 +1,8 @@
 #include <iostream>
 
 #include "commands.h"
+#include "numbers.h"
+#include "progress.h"
 #include "racetrack/replay/replay.h"
 #include "racetrack/traces/output_file.h"
 
@@ -12,14 +14,27 @@ struct ReplayArgs {
   replay::ReplayOptions options;
 };
 
-int run_replay(ReplayArgs& a) {
+// Flags that only act together with another, said so rather than ignored.
+void warn_flag_pairs(const ReplayArgs& a, const CLI::App& cmd) {
+  if (a.options.stress) return;
+  for (const char* flag : {"--seed", "--stress-ns"})
+    if (cmd.count(flag))
+      std::cerr << "replay: warning: " << flag
+                << " shapes the --stress delays; it does nothing without --stress\n";
+}
+
+int run_replay(ReplayArgs& a, const CLI::App& cmd) {
+  warn_flag_pairs(a, cmd);
   if (!a.options.output.empty())
     if (auto usable = check_output(a.options.output, {a.path}); !usable) {
       std::cerr << usable.error().describe() << "\n";
       return kExitBadInput;
     }
   a.options.traced_timing = a.timing == "traced";
+  ProgressLine progress;
+  a.options.progress = progress.callback();
   auto report = replay::replay_file(a.path, a.options);
+  progress.finish();
   if (!report) {
     std::cerr << report.error().describe() << "\n";
     return kExitBadInput;
@@ -45,18 +60,19 @@ void add_replay(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"host", "cuda"}));
   cmd->add_flag("--stress", o.stress,
                 "hold the first op of each hazard back (seeded) so the race window opens");
-  cmd->add_option("--repeat", o.repeat, "runs")->capture_default_str()->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--seed", o.seed, "seed of the --stress delays")->capture_default_str();
-  cmd->add_option("--stress-ns", o.stress_ns, "longest --stress delay (ns)")
+  add_number(cmd, "--repeat", o.repeat, "runs")->capture_default_str()->check(CLI::Range(1u, 100000u));
+  add_number(cmd, "--seed", o.seed, "seed of the --stress delays")->capture_default_str();
+  add_number(cmd, "--stress-ns", o.stress_ns, "longest --stress delay (ns)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1000}, int64_t{10'000'000'000}));
   cmd->add_option("--timing", a->timing, "traced: ops take their traced time; fast: as fast as possible")
       ->capture_default_str()
       ->check(CLI::IsMember({"traced", "fast"}));
-  cmd->add_option("--granule", o.granule, "bytes per version stamp")
+  add_number(cmd, "--granule", o.granule, "bytes per version stamp")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{4}, uint64_t{1} << 30));
-  cmd->add_option("--memory-limit", o.memory_limit, "arena bytes; larger footprints are scaled down")
+  add_number(cmd, "--memory-limit", o.memory_limit,
+             "arena bytes (0: no limit); larger footprints are scaled down")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the replayed timeline (measured times) as a trace");
   cmd->add_option("--format", a->format, "text or json")
@@ -64,7 +80,7 @@ void add_replay(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   cmd->footer(
       "Exit status: 0 no corruption seen, 1 a hazard manifested, 2 bad input or no GPU for --backend cuda.");
-  cmd->callback([a, &exit_code] { exit_code = run_replay(*a); });
+  cmd->callback([a, cmd, &exit_code] { exit_code = run_replay(*a, *cmd); });
 }
 
 }  // namespace racetrack::cli

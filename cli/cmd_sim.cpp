@@ -1,6 +1,8 @@
 #include <iostream>
 
 #include "commands.h"
+#include "numbers.h"
+#include "progress.h"
 #include "racetrack/des/simulate.h"
 #include "racetrack/traces/output_file.h"
 
@@ -13,34 +15,47 @@ struct SimArgs {
   des::SimOptions options;
   double h2d_gbps = 25, d2h_gbps = 25;
   bool modelled_times = false;
+  std::string old_kernel_us;
 };
 
 // "NAME=FACTOR"
 bool parse_slow(const std::string& spec, std::pair<std::string, double>& out) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0) return false;
-  try {
-    out = {spec.substr(0, eq), std::stod(spec.substr(eq + 1))};
-  } catch (const std::exception&) {
-    return false;
-  }
-  return out.second > 0;
+  out.first = spec.substr(0, eq);
+  return parse_number(std::string_view(spec).substr(eq + 1), out.second).empty() && out.second > 0;
 }
 
 // "AFTER:BEFORE": op BEFORE waits for op AFTER (an event recorded after it).
 bool parse_wait(const std::string& spec, race::FixEdit& out) {
   const auto colon = spec.find(':');
   if (colon == std::string::npos) return false;
-  try {
-    out.after_seq = std::stoull(spec.substr(0, colon));
-    out.before_seq = std::stoull(spec.substr(colon + 1));
-  } catch (const std::exception&) {
-    return false;
-  }
-  return out.after_seq < out.before_seq;
+  const std::string_view text(spec);
+  return parse_number(text.substr(0, colon), out.after_seq).empty() &&
+         parse_number(text.substr(colon + 1), out.before_seq).empty() && out.after_seq < out.before_seq;
 }
 
-int run_sim(SimArgs& a) {
+// Flags that only act together with another, said so rather than ignored.
+int check_flag_pairs(const SimArgs& a, const CLI::App& cmd) {
+  const des::SimOptions& o = a.options;
+  const bool what_if = o.apply_fixes || !a.add_wait.empty();
+  if (o.jitter_schedules && !what_if) {
+    std::cerr << "sim: --jitter-schedules tries the fixed trace under jitter: it needs --apply-fixes or "
+                 "--add-wait\n";
+    return kExitBadInput;
+  }
+  if (cmd.count("--seed") && o.schedule.jitter_sigma == 0 && !o.jitter_schedules)
+    std::cerr << "sim: warning: --seed seeds the jitter; it does nothing without --jitter or "
+                 "--jitter-schedules\n";
+  return kExitOk;
+}
+
+int run_sim(SimArgs& a, const CLI::App& cmd) {
+  if (cmd.count("--kernel-us")) {
+    std::cerr << "sim: --kernel-us took nanoseconds despite its name; it is now --kernel-ns\n";
+    return kExitBadInput;
+  }
+  if (const int rc = check_flag_pairs(a, cmd); rc != kExitOk) return rc;
   if (!a.options.output.empty())
     if (auto usable = check_output(a.options.output, {a.path}); !usable) {
       std::cerr << usable.error().describe() << "\n";
@@ -70,7 +85,10 @@ int run_sim(SimArgs& a) {
   a.options.costs.h2d_bytes_per_ns = a.h2d_gbps;
   a.options.costs.d2h_bytes_per_ns = a.d2h_gbps;
   a.options.costs.use_traced_times = !a.modelled_times;
+  ProgressLine progress;
+  a.options.progress = progress.callback();
   auto report = des::simulate_file(a.path, a.options);
+  progress.finish();
   if (!report) {
     std::cerr << report.error().describe() << "\n";
     return kExitBadInput;
@@ -92,28 +110,35 @@ void add_sim(CLI::App& app, int& exit_code) {
   cmd->add_option("FILE", a->path, "trace")->required();
   cmd->add_option("--slow", a->slow,
                   "STREAM=FACTOR: slow a stream (name, role or id) by FACTOR (repeatable)");
-  cmd->add_option("--jitter", o.schedule.jitter_sigma,
-                  "SIGMA: multiply device durations by exp(SIGMA * N(0,1))")
+  add_number(cmd, "--jitter", o.schedule.jitter_sigma,
+             "SIGMA: multiply device durations by exp(SIGMA * N(0,1))")
       ->check(CLI::Range(0.0, 4.0));
-  cmd->add_option("--seed", o.schedule.seed, "seed of the jitter")->capture_default_str();
+  add_number(cmd, "--seed", o.schedule.seed, "seed of the jitter (with --jitter or --jitter-schedules)")
+      ->capture_default_str();
   cmd->add_flag("--adversarial", o.adversarial,
                 "demonstrate each hazard: hold its first op back until the rest has run (consistent with "
                 "happens-before)");
   cmd->add_flag("--apply-fixes", o.apply_fixes,
                 "apply the checker's suggested fixes and report what they cost");
   cmd->add_option("--add-wait", a->add_wait, "FIRST:SECOND: make op SECOND wait for op FIRST (repeatable)");
-  cmd->add_option("--jitter-schedules", o.jitter_schedules,
-                  "what-if: also try this many seeded jitter schedules")
+  add_number(cmd, "--jitter-schedules", o.jitter_schedules,
+             "what-if (with --apply-fixes or --add-wait): also try the fixed trace under this many seeded "
+             "jitter schedules")
       ->capture_default_str();
-  cmd->add_option("--kernel-slots", o.schedule.kernel_slots, "kernels that may run at once")
+  add_number(cmd, "--kernel-slots", o.schedule.kernel_slots, "kernels that may run at once")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--h2d-gbps", a->h2d_gbps, "H2D bandwidth for copies without traced times (GB/s)")
-      ->capture_default_str();
-  cmd->add_option("--d2h-gbps", a->d2h_gbps, "D2H bandwidth for copies without traced times (GB/s)")
-      ->capture_default_str();
-  cmd->add_option("--kernel-us", o.costs.kernel_ns, "duration of kernels without traced times (ns)")
-      ->capture_default_str();
+  add_number(cmd, "--h2d-gbps", a->h2d_gbps, "H2D bandwidth for copies without traced times (GB/s)")
+      ->capture_default_str()
+      ->check(above_zero());
+  add_number(cmd, "--d2h-gbps", a->d2h_gbps, "D2H bandwidth for copies without traced times (GB/s)")
+      ->capture_default_str()
+      ->check(above_zero());
+  add_number(cmd, "--kernel-ns", o.costs.kernel_ns, "duration of kernels without traced times (ns)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000'000}));
+  // The old spelling, which took nanoseconds: refused with a pointer to the new one.
+  cmd->add_option("--kernel-us", a->old_kernel_us)->group("");
   cmd->add_flag("--modelled-times", a->modelled_times,
                 "ignore traced durations; use the cost model for everything");
   cmd->add_option("--min-confidence", a->min_confidence,
@@ -124,7 +149,7 @@ void add_sim(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   cmd->footer("Exit status: 0 no corruption shown, 1 a hazard manifested, 2 bad input.");
-  cmd->callback([a, &exit_code] { exit_code = run_sim(*a); });
+  cmd->callback([a, cmd, &exit_code] { exit_code = run_sim(*a, *cmd); });
 }
 
 }  // namespace racetrack::cli

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "numbers.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
@@ -28,12 +29,10 @@ bool parse_injection(const std::string& spec, SynthOptions& o) {
   const std::string shape = head.substr(0, colon);
   uint32_t count = 1;
   uint64_t from = 0;
-  try {
-    if (colon != std::string::npos) count = static_cast<uint32_t>(std::stoul(head.substr(colon + 1)));
-    if (at != std::string::npos) from = std::stoull(spec.substr(at + 1));
-  } catch (const std::exception&) {
+  if (colon != std::string::npos && !parse_number(std::string_view(head).substr(colon + 1), count).empty())
     return false;
-  }
+  if (at != std::string::npos && !parse_number(std::string_view(spec).substr(at + 1), from).empty())
+    return false;
   if (at != std::string::npos && from == 0) return false;  // iteration 0 is the warm-up
   bool matched = false;
   for (int s = 0; s < kHazardShapeCount; ++s)
@@ -118,19 +117,19 @@ void add_synth(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", a->out,
                   "output trace: .rtrace (binary), .pbtxt (text) or .json, by extension")
       ->required();
-  cmd->add_option("--seed", a->options.seed, "random seed")->capture_default_str();
-  cmd->add_option("--ops", a->options.target_ops, "approximate op count (whole iterations)")
+  add_number(cmd, "--seed", a->options.seed, "random seed")->capture_default_str();
+  add_number(cmd, "--ops", a->options.target_ops, "approximate op count (whole iterations)")
       ->capture_default_str();
-  cmd->add_option("--layers", a->options.layers, "transformer layers")
+  add_number(cmd, "--layers", a->options.layers, "transformer layers")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--microbatches", a->options.microbatches, "microbatches per iteration")
+  add_number(cmd, "--microbatches", a->options.microbatches, "microbatches per iteration")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--schedule", a->schedule, "1f1b or sequential (forward then backward per microbatch)")
       ->capture_default_str()
       ->check(CLI::IsMember({"1f1b", "sequential"}));
-  cmd->add_option("--activation-bytes", a->options.activation_bytes, "bytes of one activation tensor")
+  add_number(cmd, "--activation-bytes", a->options.activation_bytes, "bytes of one activation tensor")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 34));
   cmd->add_option("--modes", a->modes,

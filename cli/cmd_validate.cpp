@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "numbers.h"
 #include "racetrack/traces/validate.h"
 
 namespace racetrack::cli {
@@ -10,7 +11,7 @@ void add_validate(CLI::App& app, int& exit_code) {
   auto path = std::make_shared<std::string>();
   auto max_errors = std::make_shared<size_t>(50);
   cmd->add_option("FILE", *path, "trace (.rtrace, .pbtxt or .json)")->required();
-  cmd->add_option("--max-errors", *max_errors, "stop listing after this many errors")->capture_default_str();
+  add_number(cmd, "--max-errors", *max_errors, "stop listing after this many errors")->capture_default_str();
   cmd->callback([path, max_errors, &exit_code] {
     const ValidationReport report = validate_file(*path, *max_errors);
     for (const Error& e : report.errors) std::cerr << e.describe() << "\n";

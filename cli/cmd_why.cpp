@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "numbers.h"
 #include "racetrack/hb/hb_graph.h"
 
 namespace racetrack::cli {
@@ -45,8 +46,8 @@ void add_why(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("why", "Show the chain that orders two ops, or say that none does");
   auto a = std::make_shared<WhyArgs>();
   cmd->add_option("FILE", a->path, "trace")->required();
-  cmd->add_option("FIRST", a->first, "seq of the earlier op")->required();
-  cmd->add_option("SECOND", a->second, "seq of the later op")->required();
+  add_number(cmd, "FIRST", a->first, "seq of the earlier op")->required();
+  add_number(cmd, "SECOND", a->second, "seq of the later op")->required();
   cmd->footer("Exit status: 0 ordered, 1 not ordered, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_why(*a); });
 }

@@ -1,6 +1,9 @@
 #include "trace_stats.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <sstream>
 
 namespace racetrack::cli {
@@ -17,6 +20,21 @@ void note_time(TraceStats& s, int64_t start, int64_t end) {
 }
 
 }  // namespace
+
+std::string format_duration(double ns) {
+  static constexpr std::pair<double, const char*> kUnits[] = {
+      {1, "ns"}, {1e3, "\u00b5s"}, {1e6, "ms"}, {1e9, "s"}};
+  size_t u = 0;
+  // 999.7 µs prints as 1.00 ms, not 1000 µs.
+  while (u + 1 < std::size(kUnits) && std::abs(ns) >= kUnits[u + 1].first * 0.9995) ++u;
+  const double value = ns / kUnits[u].first;
+  // Three significant digits (6.58 s, 30.5 µs, 812 ms); whole nanoseconds.
+  const double magnitude = std::abs(value);
+  const int decimals = u == 0 || magnitude >= 99.95 ? 0 : magnitude >= 9.995 ? 1 : 2;
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f %s", decimals, value, kUnits[u].second);
+  return buffer;
+}
 
 Status gather_stats(const std::string& path, TraceStats& stats) {
   auto source = TraceSource::open_unchecked(path);
@@ -66,8 +84,8 @@ std::string format_stats(const TraceStats& s) {
         << d.d2h_copy_engines() << "\n";
   out << s.ops << " ops in " << s.chunks << " chunk(s)";
   if (s.any_time)
-    out << ", spanning " << (static_cast<double>(s.last_time) - static_cast<double>(s.first_time)) / 1000.0
-        << " us" << (s.device_times ? " (with device times)" : " (host times only)");
+    out << ", spanning " << format_duration(static_cast<double>(s.last_time) - static_cast<double>(s.first_time))
+        << (s.device_times ? " (with device times)" : " (host times only)");
   out << "\n\nops per kind:\n";
   for (int k = 1; k < kOpKindCount; ++k)
     if (s.per_kind[k]) out << "  " << op_kind_name(static_cast<OpKind>(k)) << ": " << s.per_kind[k] << "\n";

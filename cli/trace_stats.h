@@ -29,5 +29,9 @@ struct TraceStats {
 // gathered from complete chunks before the error are kept in `stats`).
 Status gather_stats(const std::string& path, TraceStats& stats);
 std::string format_stats(const TraceStats& stats);
+// The same as JSON; `status` is what gather_stats returned.
+std::string format_stats_json(const TraceStats& stats, const std::string& path, const Status& status);
+// "6.58 s", "30.5 µs", "812 ns": three significant digits in the unit that fits.
+std::string format_duration(double ns);
 
 }  // namespace racetrack::cli

@@ -1,6 +1,8 @@
 #include "details_panel.h"
 
 #include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -56,7 +58,18 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
   tree_->setWordWrap(true);
   tree_->setTextElideMode(Qt::ElideRight);
   tree_->header()->setStretchLastSection(true);
-  layout->addWidget(tree_);
+  fix_box_ = new QPlainTextEdit(this);
+  fix_box_->setObjectName(QStringLiteral("fixBox"));
+  fix_box_->setReadOnly(true);
+  fix_box_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  fix_box_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+  fix_box_->hide();
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(tree_);
+  split->addWidget(fix_box_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split);
   connect(tree_, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
     if (const QVariant seq = item->data(0, kSeqRole); seq.isValid()) emit opActivated(seq.toULongLong());
     if (const QVariant range = item->data(0, kMemoryRole); range.isValid()) {
@@ -75,6 +88,7 @@ void DetailsPanel::setModel(std::shared_ptr<const TraceModel> model, OpFetcher* 
 
 void DetailsPanel::clear() {
   tree_->clear();
+  fix_box_->hide();
   auto* hint =
       new QTreeWidgetItem(tree_, {tr("Click an op on the timeline, or pick a hazard (list, N / P).")});
   hint->setFirstColumnSpanned(true);
@@ -137,6 +151,7 @@ QString DetailsPanel::opLine(const v1::Op& op) const {
 
 void DetailsPanel::showOp(OpRef ref) {
   tree_->clear();
+  fix_box_->hide();
   if (!model_) return;
   const Lane& lane = model_->lanes()[ref.lane];
   if (lane.type == LaneType::kNvtx) {
@@ -158,6 +173,7 @@ void DetailsPanel::showOp(OpRef ref) {
 
 void DetailsPanel::showHazard(const HazardModel& hazards, uint32_t instance) {
   tree_->clear();
+  fix_box_->hide();
   if (!model_ || instance >= hazards.instances().size()) return;
   const HazardInstance& inst = hazards.instances()[instance];
   const race::Hazard& h = inst.hazard;
@@ -193,9 +209,24 @@ void DetailsPanel::showHazard(const HazardModel& hazards, uint32_t instance) {
     row(s, tr("verified"),
         fix.verified ? tr("yes: re-checked with the fix applied, the hazard is gone") : tr("no"));
   if (!group.settle.empty()) row(s, tr("to settle"), q(group.settle));
+  showFixText(group, fix, group.first.key() == h.key() && hazards.result().fixes_checked);
   const Overlap range{h.space, h.lo, h.hi};
   addOp(tr("First op"), h.first.seq, range, &h.first);
   addOp(tr("Second op"), h.second.seq, range, &h.second);
+}
+
+void DetailsPanel::showFixText(const race::HazardGroup& group, const race::Fix& fix, bool checked) {
+  QStringList parts;
+  if (!group.explanation.empty()) parts << tr("Why: %1").arg(q(group.explanation));
+  parts << tr("Fix: %1").arg(fix.available ? q(fix.text)
+                                           : tr("none: no CUDA synchronisation orders this pair"));
+  if (!fix.pytorch.empty()) parts << tr("PyTorch: %1").arg(q(fix.pytorch));
+  if (checked && fix.available)
+    parts << (fix.verified ? tr("Verified: re-checked with the fix applied, the hazard is gone")
+                           : tr("Not verified: the re-check with the fix applied still finds it"));
+  if (!group.settle.empty()) parts << tr("To settle: %1").arg(q(group.settle));
+  fix_box_->setPlainText(parts.join(QStringLiteral("\n\n")));
+  fix_box_->show();
 }
 
 void DetailsPanel::showChain(uint64_t first, uint64_t second, const std::vector<hb::HbEdge>& chain,

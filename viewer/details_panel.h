@@ -2,7 +2,9 @@
 // path, accesses with regions and labels, argument words and the ops it is
 // ordered after and before (fetched from the file on demand); for a hazard
 // also its overlap (highlighted among each op's accesses), explanation and
-// suggested fix; for two ops the happens-before chain between them.
+// suggested fix, the latter two also whole, word-wrapped and selectable in a
+// box below the tree (tree cells elide long text); for two ops the
+// happens-before chain between them.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +15,7 @@
 #include "memory_view.h"
 #include "op_fetcher.h"
 
+class QPlainTextEdit;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -44,6 +47,8 @@ class DetailsPanel : public QWidget {
   // Rows highlighted as a hazard's overlap.
   int highlightedRows() const;
   QTreeWidget* tree() const { return tree_; }
+  // The box with a hazard's explanation and fix in full; hidden otherwise.
+  QPlainTextEdit* fixBox() const { return fix_box_; }
 
  signals:
   void opActivated(uint64_t seq);
@@ -58,11 +63,13 @@ class DetailsPanel : public QWidget {
                    const race::HazardSide* side);
   void addArguments(QTreeWidgetItem* section, const v1::Op& op);
   void addOrdering(QTreeWidgetItem* section, uint64_t seq);
+  void showFixText(const race::HazardGroup& group, const race::Fix& fix, bool checked);
   QString opLine(const v1::Op& op) const;
 
   std::shared_ptr<const TraceModel> model_;
   OpFetcher* fetcher_ = nullptr;
   QTreeWidget* tree_ = nullptr;
+  QPlainTextEdit* fix_box_ = nullptr;
 };
 
 }  // namespace racetrack::viewer

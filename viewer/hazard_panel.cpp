@@ -17,7 +17,7 @@ namespace {
 
 enum Column { kWhat, kCount, kKind, kClass, kConfidence, kStreams, kColumnCount };
 constexpr int kInstanceRole = Qt::UserRole + 1;  // instance index, on instance rows
-constexpr int kGroupRole = Qt::UserRole + 2;     // group number (1-based), on group rows
+constexpr int kGroupRole = Qt::UserRole + 2;     // race::hazard_number, on group rows
 // A group lists at most this many instances; the count column has them all.
 constexpr size_t kMaxInstancesPerGroup = 1000;
 
@@ -200,10 +200,11 @@ void HazardPanel::rebuild() {
     if (pattern.isValid() && !text_->text().isEmpty() && !pattern.match(signature).hasMatch() &&
         !pattern.match(streams).hasMatch())
       continue;
+    const uint32_t number = race::hazard_number(first);
     auto* item = new QTreeWidgetItem(tree_);
-    item->setText(kWhat, QStringLiteral("[%1] %2").arg(g + 1).arg(signature));
+    item->setText(kWhat, QStringLiteral("[%1] %2").arg(number).arg(signature));
     item->setToolTip(kWhat, signature);
-    item->setData(kWhat, kGroupRole, static_cast<int>(g + 1));
+    item->setData(kWhat, kGroupRole, static_cast<int>(number));
     item->setText(kCount, QString::number(group.count));
     item->setText(kKind, latin(race::kind_name(first.kind)));
     item->setText(kClass, latin(race::class_name(first.cls)));

@@ -31,8 +31,8 @@ class HazardPanel : public QWidget {
   std::vector<uint32_t> listedInstances() const;
   std::optional<uint32_t> selectedInstance() const;
   void selectInstance(uint32_t instance);
-  // The first occurrence of the n-th group (1-based, as `racetrack check`
-  // numbers them).
+  // The first listed instance of the group numbered `number`
+  // (race::hazard_number, as `racetrack check` numbers them).
   bool selectGroup(int number);
   void selectNext();
   void selectPrevious();

@@ -28,19 +28,13 @@ Result<LoadedTrace> load_and_check(const std::string& path, const LoadCallbacks&
   if (cb.model_ready) cb.model_ready(out.model);
 
   race::CheckOptions options;
-  // check_file reads the file twice (check, then the fixes' re-check): a
-  // position that goes back means the second pass began.
-  uint64_t last = 0;
-  bool second_pass = false;
   // The check has no stop switch of its own: the progress callback, called
   // between chunks, unwinds it with an exception when a newer file wins.
   struct Stopped {};
-  options.progress = [&](uint64_t done, uint64_t total) {
+  options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     if (cb.stop && cb.stop->load()) throw Stopped{};
-    if (done < last) second_pass = true;
-    last = done;
     if (cb.progress)
-      cb.progress(second_pass ? LoadPhase::kVerifyingFixes : LoadPhase::kChecking, done, total);
+      cb.progress(stage == "checking" ? LoadPhase::kChecking : LoadPhase::kVerifyingFixes, done, total);
   };
   std::optional<Result<race::CheckResult>> result;
   try {

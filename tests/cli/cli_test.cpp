@@ -209,8 +209,14 @@ TEST_F(Cli, DumpPrintsOneLinePerOp) {
   ASSERT_EQ(out.size(), static_cast<size_t>(trace_.ops_size()));
   TraceTables tables;
   tables.add(trace_);
-  for (size_t i = 0; i < out.size(); ++i)
-    EXPECT_EQ(out[i], describe_op(trace_.ops(static_cast<int>(i)), tables));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const v1::Op& op = trace_.ops(static_cast<int>(i));
+    // Kernels end with their argument words, 1-based as --kernel-modes names them.
+    std::string words;
+    for (int w = 0; op.has_kernel() && w < op.kernel().arg_words_size(); ++w)
+      words += (w ? " " : "  words ") + std::to_string(w + 1) + "=" + hex(op.kernel().arg_words(w));
+    EXPECT_EQ(out[i], describe_op(op, tables) + words);
+  }
 }
 
 TEST_F(Cli, DumpKindFiltersOps) {

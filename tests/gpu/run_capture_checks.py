@@ -217,7 +217,8 @@ def describe_pair(hazard):
 
 
 def side_matches(want, got):
-    return got.get("op") == want["op"] and want["name"] in got.get("name", "")
+    # Kernels: the full name; copies (no name): their title, "memcpy D2H".
+    return got.get("op") == want["op"] and want["name"] in (got.get("name") or got.get("display_name", ""))
 
 
 def shown_groups(result):
@@ -230,16 +231,16 @@ def judge(result, hazard):
     groups = shown_groups(result)
 
     def pair(group):
-        first = group["first"]
-        return f"{group['confidence']} {first['kind']} {first['first']['name']} -> {first['second']['name']}"
+        h = group["hazard"]
+        return f"{group['confidence']} {h['kind']} {h['first']['display_name']} -> {h['second']['display_name']}"
 
     if hazard is None:
         if not groups:
             return "no hazard", True
         return f"{len(groups)} group(s), first: {pair(groups[0])}", False
     for group in groups:
-        first = group["first"]
-        if side_matches(hazard["first"], first["first"]) and side_matches(hazard["second"], first["second"]):
+        h = group["hazard"]
+        if side_matches(hazard["first"], h["first"]) and side_matches(hazard["second"], h["second"]):
             return pair(group), True
     if not groups:
         counts = result.get("hazard_counts", {})

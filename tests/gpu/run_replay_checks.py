@@ -110,7 +110,7 @@ class Runner(BudgetedRunner):
         if report is None:
             self.record("synth injected", "injected.rtrace", expected, why, False)
             return
-        manifested = {(h["first_seq"], h["second_seq"]) for h in report["hazards"] if h["manifested_runs"] > 0}
+        manifested = {seq_pair(h) for h in report["hazards"] if h["manifested_runs"] > 0}
         missing = [f"{h['shape']} #{h['first_seq']}->#{h['second_seq']}" for h in injected
                    if (h["first_seq"], h["second_seq"]) not in manifested]
         got = f"{len(injected) - len(missing)} of {len(injected)}" + (f"; missing {', '.join(missing)}" if missing else "")
@@ -205,6 +205,11 @@ def expected_of(sample):
     return f"{len(sample['hazards'])} hazard(s) manifest" if sample["hazards"] else "no corruption"
 
 
+def seq_pair(verdict):
+    """(first seq, second seq) of a replay verdict (docs/schemas/replay.schema.json)."""
+    return verdict["hazard"]["first"]["seq"], verdict["hazard"]["second"]["seq"]
+
+
 def judge_sample(sample, report):
     """(got, passed): a buggy sample's manifest hazards all manifest; a fixed one corrupts nothing."""
     if not sample["hazards"]:
@@ -213,8 +218,7 @@ def judge_sample(sample, report):
         return got, report["corrupted_reads"] == 0 and manifested == 0
     parts, passed = [], True
     for want in sample["hazards"]:
-        found = [h for h in report["hazards"]
-                 if h["first_seq"] == want["first_seq"] and h["second_seq"] == want["second_seq"]]
+        found = [h for h in report["hazards"] if seq_pair(h) == (want["first_seq"], want["second_seq"])]
         runs = found[0]["manifested_runs"] if found else 0
         parts.append(f"#{want['first_seq']}->#{want['second_seq']} {runs}/{report['runs']}" if found
                      else f"#{want['first_seq']}->#{want['second_seq']} not found")
@@ -223,8 +227,11 @@ def judge_sample(sample, report):
 
 
 def info_span_us(output):
-    match = re.search(r"spanning ([0-9.eE+-]+) us", output)
-    return float(match.group(1)) if match else None
+    """`racetrack info`'s span ("spanning 6.58 s": three digits, unit that fits) in us."""
+    match = re.search(r"spanning ([0-9.]+) (ns|\u00b5s|ms|s)\b", output)
+    if not match:
+        return None
+    return float(match.group(1)) * {"ns": 1e-3, "\u00b5s": 1.0, "ms": 1e3, "s": 1e6}[match.group(2)]
 
 
 

@@ -58,19 +58,22 @@ TEST(ReplayCli, JsonReport) {
   EXPECT_GT(j.at("plan").at("traced_bytes").get<uint64_t>(), 0u);
   EXPECT_EQ(j.at("plan").at("scale"), 1.0);
   ASSERT_EQ(j.at("hazards").size(), 1u);
+  EXPECT_EQ(j.at("schema_version"), 1);
   const auto& h = j.at("hazards")[0];
-  EXPECT_EQ(h.at("first_seq"), 4);
-  EXPECT_EQ(h.at("second_seq"), 7);
-  EXPECT_EQ(h.at("kind"), "RAW");
-  EXPECT_EQ(h.at("class"), "copy-vs-copy");
-  EXPECT_EQ(h.at("confidence"), "definite");
+  const auto& hazard = h.at("hazard");
+  EXPECT_EQ(hazard.at("number"), 1);
+  EXPECT_EQ(hazard.at("first").at("seq"), 4);
+  EXPECT_EQ(hazard.at("second").at("seq"), 7);
+  EXPECT_EQ(hazard.at("kind"), "raw");
+  EXPECT_EQ(hazard.at("class"), "copy-vs-copy");
+  EXPECT_EQ(hazard.at("confidence"), "definite");
   EXPECT_EQ(h.at("manifested"), true);
   EXPECT_EQ(h.at("manifested_runs"), 1);
   ASSERT_FALSE(h.at("stale").empty());
   const auto& s = h.at("stale")[0];
   EXPECT_EQ(s.at("reader_seq"), 7);
   EXPECT_EQ(s.at("expected_writer_seq"), 4);
-  EXPECT_EQ(s.at("observed_writer_seq"), 0);
+  EXPECT_EQ(s.at("observed_writer_seq"), nullptr);  // the contents before the trace
   EXPECT_EQ(s.at("address"), "0x200000000");
   EXPECT_EQ(s.at("bytes"), 1048576);
 }

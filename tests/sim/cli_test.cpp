@@ -81,9 +81,11 @@ TEST(SimCli, JsonReportParses) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_GT(j.at("makespan_ns").get<int64_t>(), 0);
   ASSERT_EQ(j.at("hazards").size(), 1u);
+  EXPECT_EQ(j.at("schema_version"), 1);
   const auto& h = j.at("hazards")[0];
-  EXPECT_EQ(h.at("first_seq"), 4);
-  EXPECT_EQ(h.at("second_seq"), 7);
+  EXPECT_EQ(h.at("hazard").at("number"), 1);
+  EXPECT_EQ(h.at("hazard").at("first").at("seq"), 4);
+  EXPECT_EQ(h.at("hazard").at("second").at("seq"), 7);
   EXPECT_EQ(h.at("schedule"), "adversarial");
   EXPECT_EQ(h.at("manifested"), true);
   EXPECT_EQ(h.at("stale")[0].at("reader_seq"), 7);

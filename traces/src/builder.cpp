@@ -1,5 +1,7 @@
 #include "racetrack/traces/builder.h"
 
+#include "racetrack/traces/sha256.h"
+
 #include <algorithm>
 
 namespace racetrack {
@@ -312,6 +314,24 @@ v1::Chunk TraceBuilder::take() {
 Status TraceBuilder::finish() {
   if (!status_) return status_;
   return writer_ ? writer_->flush() : Status(Ok{});
+}
+
+}  // namespace racetrack
+
+namespace racetrack {
+
+uint32_t TraceBuilder::module(std::string_view name, const std::string& image, const std::string& sha256,
+                              std::vector<v1::FunctionCode> functions) {
+  const std::string hash = image.empty() ? sha256 : Sha256::hex(image.data(), image.size());
+  if (auto it = module_ids_.find(hash); it != module_ids_.end()) return it->second;
+  v1::Module& m = *out().add_modules();
+  m.set_id(++modules_);
+  m.set_sha256(hash);
+  m.set_image(image);
+  if (!name.empty()) m.set_name(intern(name));
+  for (auto& f : functions) *m.add_functions() = std::move(f);
+  module_ids_.emplace(hash, modules_);
+  return modules_;
 }
 
 }  // namespace racetrack

@@ -4,54 +4,155 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "export_hazards.h"
+#include "export_nvtx.h"
 #include "racetrack/traces/describe.h"
 #include "racetrack/traces/output_file.h"
+#include "racetrack/traces/timeline.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack::exporting {
 namespace {
 
+constexpr uint32_t kOutsideWindow = ~0u;
+
 Error write_error() {
   return make_error("cannot write the output");
 }
 
-// Pass 1: how many waits bind to each record, in record order. A wait binds
-// to the latest record of its event before it in seq order.
-Result<std::vector<uint32_t>> count_waits(const std::string& path) {
+// The ops an export writes: from_seq <= seq <= to_seq, at most max_ops.
+class WindowFilter {
+ public:
+  explicit WindowFilter(const ExportOptions& o) : from_(o.from_seq), to_(o.to_seq), max_(o.max_ops) {}
+  bool admit(uint64_t seq) {
+    if (seq < from_ || seq > to_ || taken_ >= max_) return false;
+    ++taken_;
+    return true;
+  }
+
+ private:
+  uint64_t from_, to_, max_;
+  uint64_t taken_ = 0;
+};
+
+std::string window_text(const ExportOptions& o) {
+  std::string text = "no op";
+  if (o.from_seq) text += " from seq " + std::to_string(o.from_seq);
+  if (o.to_seq != ExportOptions{}.to_seq) text += " to seq " + std::to_string(o.to_seq);
+  return text + " to export";
+}
+
+// Pass 1: the window, how many waits bind to each record in it (in record
+// order; a wait binds to the latest record of its event before it in seq
+// order), and where the hazards' ops go.
+struct Survey {
+  ExportPlan plan;
+  std::vector<uint32_t> waits_per_record;
+};
+
+Result<Survey> survey(const std::string& path, const ExportOptions& options, HazardLayout& hazards) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  std::vector<uint32_t> counts;
-  std::unordered_map<uint32_t, size_t> latest;  // event -> index in counts
+  Survey s;
+  WindowFilter window(options);
+  OpPlacement placement;
+  std::unordered_map<uint32_t, uint32_t> latest;  // event -> index in waits_per_record
   for (;;) {
     auto more = source->read();
     if (!more) return more.error();
-    if (!*more) return counts;
-    const v1::Chunk& chunk = **more;
-    for (const v1::Op& op : chunk.ops()) {
+    if (!*more) break;
+    if (options.progress) options.progress("matching records to waits", source->position(), source->size());
+    for (const v1::Op& op : (**more).ops()) {
+      ++s.plan.trace_ops;
+      const bool in = window.admit(op.seq());
+      const Placement p = placement.place(op, in);
+      if (in) {
+        if (!s.plan.ops++) s.plan.first_seq = op.seq();
+        s.plan.last_seq = op.seq();
+        hazards.note(op.seq(), p);
+      }
       if (op.has_record()) {
-        latest[op.record().event()] = counts.size();
-        counts.push_back(0);
-      } else if (op.has_wait()) {
-        if (auto it = latest.find(op.wait().event()); it != latest.end()) ++counts[it->second];
+        latest[op.record().event()] = in ? static_cast<uint32_t>(s.waits_per_record.size()) : kOutsideWindow;
+        if (in) s.waits_per_record.push_back(0);
+      } else if (op.has_wait() && in) {
+        if (auto it = latest.find(op.wait().event()); it != latest.end() && it->second != kOutsideWindow)
+          ++s.waits_per_record[it->second];
       }
     }
   }
+  if (!s.plan.ops) return Error{window_text(options), {}, path};
+  hazards.settle();
+  return s;
 }
 
 class Walker {
  public:
-  Walker(Sink& sink, std::vector<uint32_t> waits_per_record)
-      : sink_(sink), waits_per_record_(std::move(waits_per_record)) {}
+  Walker(Sink& sink, const Survey& survey, const HazardLayout& hazards)
+      : sink_(sink), survey_(survey), hazards_(hazards) {}
 
-  void add_chunk(const v1::Chunk& chunk) {
+  // The hazard track and its slices, before any op.
+  void begin() {
+    if (hazards_.shown().empty()) return;
+    sink_.track({TrackKind::kHazards, 0, 0}, "Hazards (racetrack check)");
+    for (uint32_t k = 1; k < hazards_.tracks(); ++k)
+      sink_.track({TrackKind::kHazards, 0, k}, "Hazards overlap " + std::to_string(k));
+    for (const ShownHazard& h : hazards_.shown()) {
+      Slice& s = reset_slice();
+      s.track = h.track;
+      s.start_ns = h.start_ns;
+      s.end_ns = h.end_ns;
+      s.name = h.hazard->title;
+      s.category = "hazard";
+      add_uint("hazard", h.hazard->number);
+      add_uint("first_seq", h.hazard->first_seq);
+      add_uint("second_seq", h.hazard->second_seq);
+      for (const auto& [key, text] : h.hazard->args) add_string(key, text);
+      s.shared_flows.push_back(h.first_flow);
+      if (h.second_flow) s.shared_flows.push_back(h.second_flow);
+      sink_.slice(s);
+    }
+  }
+
+  // False once past the window: nothing later is written.
+  bool add_chunk(const v1::Chunk& chunk) {
     tables_.add(chunk);
     // Announce every lane the trace defines, even those without ops.
     for (uint32_t id = 1; id <= tables_.streams().size(); ++id) stream_lane(id);
     for (uint32_t id = 1; id <= tables_.threads().size(); ++id) thread_lane(id);
-    for (const v1::Op& op : chunk.ops()) add_op(op);
+    for (const v1::Op& op : chunk.ops()) {
+      if (op.seq() > survey_.plan.last_seq) return false;
+      add_op(op);
+    }
+    return true;
+  }
+
+  // Closes the NVTX ranges; the hazards' flows and the marks on their ops.
+  void finish() {
+    nvtx_.finish(nvtx_changes_);
+    write_nvtx();
+    for (const ShownHazard& h : hazards_.shown()) {
+      const HazardOp& a = h.first.start_ns <= h.second.start_ns ? h.first : h.second;
+      const HazardOp& b = &a == &h.first ? h.second : h.first;
+      if (h.pair_flow) sink_.flow(h.pair_flow, a.track, a.start_ns, b.track, b.start_ns);
+      sink_.flow(h.first_flow, h.track, h.start_ns, h.first.track, h.first.start_ns);
+      if (h.second_flow) sink_.flow(h.second_flow, h.track, h.start_ns, h.second.track, h.second.start_ns);
+    }
+    // After the flows: Perfetto's JSON importer binds a flow event to the
+    // innermost slice open at its time, and an instant there would be it.
+    for (const ShownHazard& h : hazards_.shown()) {
+      slice_.args.clear();
+      add_uint("hazard", h.hazard->number);
+      add_string("title", h.hazard->title);
+      const std::string name = "hazard [" + std::to_string(h.hazard->number) + "] ";
+      sink_.instant(h.first.track, h.first.start_ns, name + "first", slice_.args);
+      sink_.instant(h.second.track, h.second.start_ns, name + "second", slice_.args);
+    }
+    stats_.hazards = hazards_.shown().size();
+    stats_.hazards_outside = hazards_.left_out();
   }
 
   const ExportStats& stats() const { return stats_; }
@@ -90,42 +191,56 @@ class Walker {
     return it->second;
   }
 
-  void add_op(const v1::Op& op) {
+  Slice& reset_slice() {
     Slice& s = slice_;
     s.args.clear();
     s.flows_out.clear();
     s.flow_in = 0;
     s.record_group = 0;
+    s.shared_flows.clear();
+    return s;
+  }
 
-    const OpSpan span = placer_.place(op);
-    const bool stream_lane_op = span.lane == LaneKind::kStream;
-    if (stream_lane_op)
-      stream_lane(op.stream());
-    else
-      thread_lane(op.thread());
-    s.lane = span.lane;
-    s.lane_id = span.lane_id;
-    s.start_ns = span.start_ns;
-    s.end_ns = span.end_ns;
+  void add_op(const v1::Op& op) {
+    const bool in = op.seq() >= survey_.plan.first_seq;
+    const Placement p = placement_.place(op, in);
+    if (op.has_record() && !in) records_[op.record().event()] = Record{};  // waits on it get no flow
+    if (!in) return;
+
+    Slice& s = reset_slice();
+    const std::string& lane =
+        p.track.kind == TrackKind::kStream ? stream_lane(op.stream()) : thread_lane(op.thread());
+    if (p.opened_track) {
+      sink_.track(p.track, lane + " overlap " + std::to_string(p.track.sub));
+      ++stats_.overlap_tracks;
+    }
+    s.track = p.track;
+    s.start_ns = p.start_ns;
+    s.end_ns = p.end_ns;
     Record* bound = nullptr;
     if (op.has_wait())
       if (auto it = records_.find(op.wait().event()); it != records_.end()) bound = &it->second;
 
     s.name = op_title(op, tables_);
     s.category = op_kind_name(op_kind(op));
-    add_common_args(op, stream_lane_op, span.device_timed, span.shifted_ns);
+    add_common_args(op, p);
     add_kind_args(op);
+    if (const OpHazardMarks* marks = hazards_.marks(op.seq())) {
+      add_string("hazards", marks->label);
+      s.shared_flows = marks->flows;
+    }
 
     if (op.has_record()) {
       Record& r = records_[op.record().event()];
       r.group = ++records_seen_;
       r.seq = op.seq();
-      const uint32_t waits = r.group <= waits_per_record_.size() ? waits_per_record_[r.group - 1] : 0;
+      const auto& waits = survey_.waits_per_record;
+      const uint32_t count = r.group <= waits.size() ? waits[r.group - 1] : 0;
       r.next_flow = next_flow_;
-      r.end_flow = next_flow_ + waits;
-      next_flow_ += waits;
+      r.end_flow = next_flow_ + count;
+      next_flow_ += count;
       for (uint64_t id = r.next_flow; id < r.end_flow; ++id) s.flows_out.push_back(id);
-      if (waits) s.record_group = r.group;
+      if (count) s.record_group = r.group;
     } else if (bound && bound->next_flow < bound->end_flow) {
       s.flow_in = bound->next_flow++;
       s.record_group = bound->group;
@@ -134,13 +249,38 @@ class Walker {
     }
     sink_.slice(s);
     ++stats_.slices;
+
+    nvtx_.add(op, tables_, nvtx_changes_);
+    write_nvtx();
   }
 
-  void add_common_args(const v1::Op& op, bool stream_lane_op, bool timed, uint64_t shift) {
+  void write_nvtx() {
+    for (const NvtxClose& c : nvtx_changes_.closed)
+      sink_.close_slice({TrackKind::kNvtx, c.thread, 0}, c.end_ns);
+    for (NvtxOpen& o : nvtx_changes_.opened) {
+      const Track track{TrackKind::kNvtx, o.thread, 0};
+      if (nvtx_threads_.insert(o.thread).second) sink_.track(track, thread_lane(o.thread) + " NVTX");
+      Slice& s = reset_slice();
+      s.track = track;
+      s.start_ns = s.end_ns = o.start_ns;
+      s.name = std::move(o.name);
+      s.category = "nvtx";
+      add_string("path", std::move(o.path));
+      add_uint("first_seq", o.first_seq);
+      sink_.open_slice(s);
+      ++stats_.nvtx_ranges;
+    }
+    nvtx_changes_.closed.clear();
+    nvtx_changes_.opened.clear();
+  }
+
+  void add_common_args(const v1::Op& op, const Placement& p) {
     add_uint("seq", op.seq());
-    add_string("timing", timed ? "device" : "host");
-    if (shift) add_uint("shifted_ns", shift);
-    if (stream_lane_op) {
+    add_string("timing", p.timing == Timing::kDevice ? "device"
+                         : p.timing == Timing::kHost ? "host"
+                                                     : "estimated");
+    if (p.shifted_ns) add_uint("shifted_ns", p.shifted_ns);
+    if (p.track.kind == TrackKind::kStream) {
       if (const v1::Stream* st = tables_.stream(op.stream()))
         add_string("role", std::string(role_name(st->role())));
       add_string("thread", thread_lane(op.thread()));
@@ -222,11 +362,14 @@ class Walker {
   }
 
   Sink& sink_;
-  const std::vector<uint32_t> waits_per_record_;
+  const Survey& survey_;
+  const HazardLayout& hazards_;
   TraceTables tables_;
-  OpPlacer placer_;
+  OpPlacement placement_;  // as in the survey: same ops, same answers
+  NvtxRanges nvtx_;
+  NvtxChanges nvtx_changes_;
   std::unordered_map<uint32_t, std::string> streams_, threads_;  // lane names
-  std::unordered_set<uint32_t> devices_;
+  std::unordered_set<uint32_t> devices_, nvtx_threads_;
   bool host_announced_ = false;
   std::unordered_map<uint32_t, Record> records_;  // by event id
   uint64_t records_seen_ = 0;
@@ -237,21 +380,28 @@ class Walker {
 
 }  // namespace
 
-Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
-  auto counts = count_waits(in_path);
-  if (!counts) return counts.error();
-  auto source = TraceSource::open_unchecked(in_path);  // count_waits validated it
+Result<ExportStats> walk_trace(const std::string& in_path, const ExportOptions& options, Sink& sink,
+                               uint64_t bytes_per_op) {
+  HazardLayout hazards(options.hazards);
+  auto planned = survey(in_path, options, hazards);
+  if (!planned) return planned.error();
+  planned->plan.estimated_bytes = planned->plan.ops * bytes_per_op;
+  if (options.on_plan) options.on_plan(planned->plan);
+  auto source = TraceSource::open_unchecked(in_path);  // the survey validated it
   if (!source) return source.error();
-  Walker walker(sink, std::move(*counts));
+  Walker walker(sink, *planned, hazards);
   sink.begin();
+  walker.begin();
   for (;;) {
     auto more = source->read();
     if (!more) return more.error();
     if (!*more) break;
-    const v1::Chunk& chunk = **more;
-    walker.add_chunk(chunk);
+    const bool go_on = walker.add_chunk(**more);
+    if (options.progress) options.progress("exporting", source->position(), source->size());
     if (!sink.out().ok()) return write_error();
+    if (!go_on) break;
   }
+  walker.finish();
   sink.end();
   if (!sink.out().flush()) return write_error();
   ExportStats stats = walker.stats();
@@ -259,14 +409,33 @@ Result<ExportStats> walk_trace(const std::string& in_path, Sink& sink) {
   return stats;
 }
 
-Result<ExportStats> export_to_file(const std::string& in_path, const std::string& out_path,
-                                   StreamExporter exporter) {
+}  // namespace racetrack::exporting
+
+namespace racetrack {
+
+ExportFormat export_format_for(const std::string& out_path) {
+  return std::filesystem::path(out_path).extension() == ".json" ? ExportFormat::kChrome
+                                                                : ExportFormat::kPerfetto;
+}
+
+Result<ExportStats> export_trace(const std::string& in_path, std::ostream& out, ExportFormat format,
+                                 const ExportOptions& options) {
+  if (format == ExportFormat::kChrome) {
+    auto sink = exporting::make_chrome_sink(out);
+    return exporting::walk_trace(in_path, options, *sink, kChromeBytesPerOp);
+  }
+  auto sink = exporting::make_perfetto_sink(out);
+  return exporting::walk_trace(in_path, options, *sink, kPerfettoBytesPerOp);
+}
+
+Result<ExportStats> export_trace(const std::string& in_path, const std::string& out_path, ExportFormat format,
+                                 const ExportOptions& options) {
   if (auto usable = check_output(out_path, {in_path}); !usable) return usable.error();
   auto file = OutputFile::create(out_path);
   if (!file) return file.error();
   std::ofstream out(file->temp_path(), std::ios::binary | std::ios::trunc);
   if (!out) return Error{"cannot create: " + std::string(std::strerror(errno)), {}, out_path};
-  auto stats = exporter(in_path, out);
+  auto stats = export_trace(in_path, out, format, options);
   if (!stats) {
     Error error = stats.error();
     if (error.file.empty()) error.file = out_path;  // only output errors lack a file
@@ -278,13 +447,17 @@ Result<ExportStats> export_to_file(const std::string& in_path, const std::string
   return stats;
 }
 
-}  // namespace racetrack::exporting
-
-namespace racetrack {
-
-ExportFormat export_format_for(const std::string& out_path) {
-  return std::filesystem::path(out_path).extension() == ".json" ? ExportFormat::kChrome
-                                                                : ExportFormat::kPerfetto;
+Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out) {
+  return export_trace(in_path, out, ExportFormat::kPerfetto, {});
+}
+Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path) {
+  return export_trace(in_path, out_path, ExportFormat::kPerfetto, {});
+}
+Result<ExportStats> export_chrome(const std::string& in_path, std::ostream& out) {
+  return export_trace(in_path, out, ExportFormat::kChrome, {});
+}
+Result<ExportStats> export_chrome(const std::string& in_path, const std::string& out_path) {
+  return export_trace(in_path, out_path, ExportFormat::kChrome, {});
 }
 
 }  // namespace racetrack

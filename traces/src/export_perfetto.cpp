@@ -1,13 +1,17 @@
-// Perfetto protobuf: one TrackDescriptor per lane (a stream's parent is its
-// device's track, a host thread's the host track), a SLICE_BEGIN/SLICE_END
-// pair per op, flows as flow_ids / terminating_flow_ids. Each TracePacket is
-// appended as one `Trace.packet` field, so the file is a valid Trace.
+// Perfetto protobuf: one TrackDescriptor per track (a stream's parent is its
+// device's track, a host thread's and an NVTX track's the host track, an
+// overlap track's its lane's), a SLICE_BEGIN/SLICE_END pair per slice,
+// flows as flow_ids / terminating_flow_ids, hazard marks as instants. Each
+// TracePacket is appended as one `Trace.packet` field, so the file is a
+// valid Trace.
+#include <algorithm>
+#include <limits>
 #include <ostream>
 
 #include "export_common.h"
 #include "perfetto_trace.pb.h"
 
-namespace racetrack {
+namespace racetrack::exporting {
 namespace {
 
 namespace pf = ::racetrack::perfetto;
@@ -15,66 +19,118 @@ namespace pf = ::racetrack::perfetto;
 // Any fixed non-zero id: all packets are one sequence.
 constexpr uint32_t kSequenceId = 1;
 
-// Track uuids: the kind in the high bits, the entity id in the low 32.
-constexpr uint64_t kDeviceTrack = 1ull << 40;
-constexpr uint64_t kHostTrack = 2ull << 40;
-constexpr uint64_t kStreamTrack = 3ull << 40;
-constexpr uint64_t kThreadTrack = 4ull << 40;
+// Track uuids: the kind in the top byte, then the overlap track's number,
+// the entity id in the low 32 bits.
+constexpr uint64_t kDeviceTrack = uint64_t{1} << 56;
+constexpr uint64_t kHostTrack = uint64_t{2} << 56;
 
-uint64_t lane_uuid(LaneKind kind, uint32_t id) {
-  return (kind == LaneKind::kStream ? kStreamTrack : kThreadTrack) | id;
+uint64_t uuid_of(const Track& t) {
+  return (uint64_t{3} << 56) + t.key();
 }
 
-class PerfettoSink : public exporting::Sink {
+int32_t rank(uint64_t v) {
+  return static_cast<int32_t>(std::min<uint64_t>(v, std::numeric_limits<int32_t>::max()));
+}
+
+class PerfettoSink : public Sink {
  public:
   using Sink::Sink;
 
-  void device(uint32_t ordinal, const std::string& name) override { track(kDeviceTrack | ordinal, name, 0); }
-  void host(const std::string& name) override { track(kHostTrack, name, 0); }
-  void stream(uint32_t id, uint32_t device, const std::string& name) override {
-    track(kStreamTrack | id, name, kDeviceTrack | device);
+  void device(uint32_t ordinal, const std::string& name) override {
+    track(kDeviceTrack | ordinal, name, 0, 0);
   }
-  void thread(uint32_t id, const std::string& name) override { track(kThreadTrack | id, name, kHostTrack); }
+  void host(const std::string& name) override { track(kHostTrack, name, 0, 0); }
+  void stream(uint32_t id, uint32_t device, const std::string& name) override {
+    track(uuid_of({TrackKind::kStream, id, 0}), name, kDeviceTrack | device, rank(id));
+  }
+  void thread(uint32_t id, const std::string& name) override {
+    track(uuid_of({TrackKind::kThread, id, 0}), name, kHostTrack, rank(2 * uint64_t{id}));
+  }
 
-  void slice(const exporting::Slice& s) override {
-    const uint64_t uuid = lane_uuid(s.lane, s.lane_id);
+  void track(const Track& t, const std::string& name) override {
+    Track lane = t;
+    lane.sub = 0;
+    uint64_t parent = t.sub ? uuid_of(lane) : 0;  // an overlap track sits under its lane
+    int32_t order = rank(t.sub);
+    if (t.kind == TrackKind::kNvtx) {
+      parent = kHostTrack;  // right after its thread
+      order = rank(2 * uint64_t{t.id} + 1);
+    }
+    const bool hazards = t.kind == TrackKind::kHazards && !t.sub;
+    track(uuid_of(t), name, parent, order,
+          hazards ? "The hazards racetrack check found: a slice per hazard from its first op's start to its "
+                    "second op's end, with the explanation and the fix; flows lead to both ops."
+                  : "");
+  }
+
+  void slice(const Slice& s) override {
+    open_slice(s);
+    close_slice(s.track, s.end_ns);
+  }
+
+  void open_slice(const Slice& s) override {
     packet_.Clear();
     packet_.set_timestamp(static_cast<uint64_t>(s.start_ns));
     pf::TrackEvent& begin = *packet_.mutable_track_event();
     begin.set_type(pf::TrackEvent::TYPE_SLICE_BEGIN);
-    begin.set_track_uuid(uuid);
+    begin.set_track_uuid(uuid_of(s.track));
     begin.set_name(s.name);
     begin.add_categories(std::string(s.category));
-    for (const exporting::Arg& arg : s.args) annotate(*begin.add_debug_annotations(), arg);
+    for (const Arg& arg : s.args) annotate(*begin.add_debug_annotations(), arg);
     for (uint64_t id : s.flows_out) begin.add_flow_ids(id);
+    // A flow id on two slices' flow_ids is one flow from the earlier to the
+    // later, whichever is written first.
+    for (uint64_t id : s.shared_flows) begin.add_flow_ids(id);
     if (s.flow_in) begin.add_terminating_flow_ids(s.flow_in);
     write_packet();
+  }
 
+  void close_slice(const Track& t, int64_t end_ns) override {
     packet_.Clear();
-    packet_.set_timestamp(static_cast<uint64_t>(s.end_ns));
+    packet_.set_timestamp(static_cast<uint64_t>(end_ns));
     pf::TrackEvent& end = *packet_.mutable_track_event();
     end.set_type(pf::TrackEvent::TYPE_SLICE_END);
-    end.set_track_uuid(uuid);
+    end.set_track_uuid(uuid_of(t));
+    write_packet();
+  }
+
+  void instant(const Track& t, int64_t at_ns, const std::string& name,
+               const std::vector<Arg>& args) override {
+    packet_.Clear();
+    packet_.set_timestamp(static_cast<uint64_t>(at_ns));
+    pf::TrackEvent& e = *packet_.mutable_track_event();
+    e.set_type(pf::TrackEvent::TYPE_INSTANT);
+    e.set_track_uuid(uuid_of(t));
+    e.set_name(name);
+    e.add_categories("hazard");
+    for (const Arg& arg : args) annotate(*e.add_debug_annotations(), arg);
     write_packet();
   }
 
  private:
-  void track(uint64_t uuid, const std::string& name, uint64_t parent) {
+  void track(uint64_t uuid, const std::string& name, uint64_t parent, int32_t order,
+             std::string_view description = {}) {
     packet_.Clear();
     pf::TrackDescriptor& d = *packet_.mutable_track_descriptor();
     d.set_uuid(uuid);
     d.set_name(name);
     if (parent) d.set_parent_uuid(parent);
+    if (!description.empty()) d.set_description(std::string(description));
+    d.set_sibling_order_rank(order);
+    d.set_child_ordering(pf::TrackDescriptor::EXPLICIT);
+    // Our names are unique, but two user streams could share one: never
+    // let the UI fold them into one track.
+    d.set_sibling_merge_behavior(pf::TrackDescriptor::SIBLING_MERGE_BEHAVIOR_NONE);
     write_packet();
   }
 
-  static void annotate(pf::DebugAnnotation& a, const exporting::Arg& arg) {
+  static void annotate(pf::DebugAnnotation& a, const Arg& arg) {
     a.set_name(std::string(arg.key));
     switch (arg.type) {
-      case exporting::Arg::Type::kUint: a.set_uint_value(arg.number); break;
-      case exporting::Arg::Type::kBool: a.set_bool_value(arg.number != 0); break;
-      case exporting::Arg::Type::kPointer: a.set_pointer_value(arg.number); break;
-      case exporting::Arg::Type::kString: a.set_string_value(arg.text); break;
+      case Arg::Type::kUint: a.set_uint_value(arg.number); break;
+      case Arg::Type::kBool: a.set_bool_value(arg.number != 0); break;
+      case Arg::Type::kPointer: a.set_pointer_value(arg.number); break;
+      case Arg::Type::kString: a.set_string_value(arg.text); break;
     }
   }
 
@@ -110,13 +166,8 @@ class PerfettoSink : public exporting::Sink {
 
 }  // namespace
 
-Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out) {
-  PerfettoSink sink(out);
-  return exporting::walk_trace(in_path, sink);
+std::unique_ptr<Sink> make_perfetto_sink(std::ostream& out) {
+  return std::make_unique<PerfettoSink>(out);
 }
 
-Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path) {
-  return exporting::export_to_file(in_path, out_path, &export_perfetto);
-}
-
-}  // namespace racetrack
+}  // namespace racetrack::exporting

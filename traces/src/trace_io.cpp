@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "foreign_formats.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/validate.h"
 
@@ -63,6 +64,12 @@ Result<v1::Chunk> parse_json(const std::string& path) {
   return chunk;
 }
 
+// A file that fails to open as a trace may be another tool's: say so.
+Error foreign_or(Error error, const std::string& path) {
+  if (auto foreign = identify_foreign_trace(path)) return Error{*foreign, {}, path};
+  return error;
+}
+
 template <typename Field>
 void append_all(Field* into, const Field& from) {
   into->MergeFrom(from);
@@ -105,14 +112,14 @@ Result<TraceSource> TraceSource::open(const std::string& path, ReadOptions optio
     auto reader = ChunkReader::open(path);
     if (!reader) {
       reader.error().file = path;
-      return reader.error();
+      return foreign_or(reader.error(), path);
     }
     source.size_ = reader->file_size();
     source.binary_.emplace(std::move(*reader));
     return source;
   }
   auto chunk = source.encoding_ == Encoding::kText ? parse_text(path) : parse_json(path);
-  if (!chunk) return chunk.error();
+  if (!chunk) return foreign_or(chunk.error(), path);
   source.size_ = static_cast<uint64_t>(chunk->ByteSizeLong());
   source.whole_.emplace(std::move(*chunk));
   return source;
@@ -199,6 +206,7 @@ void append_chunk(v1::Chunk& into, const v1::Chunk& from) {
   append_all(into.mutable_threads(), from.threads());
   append_all(into.mutable_regions(), from.regions());
   append_all(into.mutable_ops(), from.ops());
+  append_all(into.mutable_modules(), from.modules());
 }
 
 Result<v1::Chunk> load_trace(const std::string& path, ReadOptions options) {

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/sha256.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack {
@@ -83,6 +84,44 @@ void Validator::check_entities(const v1::Chunk& chunk) {
              std::to_string(r.alloc_seq()) + ")");
   }
   region_state_.resize(tables_.regions().size() + 1, 0);
+  check_modules(chunk);
+}
+
+void Validator::check_modules(const v1::Chunk& chunk) {
+  for (const auto& m : chunk.modules()) {
+    const std::string what = "module " + std::to_string(m.id());
+    if (m.id() != modules_ + 1) {
+      report(what + " is out of order: expected id " + std::to_string(modules_ + 1) +
+             " (ids are dense and start at 1)");
+      continue;
+    }
+    ++modules_;
+    check_string((what + " name").c_str(), m.name());
+    if (!is_sha256_hex(m.sha256())) {
+      report(what + " sha256 '" + m.sha256().substr(0, 80) + "' is not 64 lower-case hex digits");
+    } else {
+      if (!m.image().empty() && Sha256::hex(m.image().data(), m.image().size()) != m.sha256())
+        report(what + " image does not hash to its sha256 " + m.sha256());
+      if (!module_hashes_.insert(m.sha256()).second)
+        report(what + " repeats the content of an earlier module (sha256 " + m.sha256() +
+               "); each is stored once");
+    }
+    if (m.image().empty() && m.functions_size() == 0)
+      report(what + " has neither an image nor analysed functions");
+    std::set<uint32_t> names;
+    for (const auto& f : m.functions()) {
+      check_string((what + " function name").c_str(), f.name());
+      if (f.name() == 0) report(what + " has a function without a name");
+      else if (!names.insert(f.name()).second)
+        report(what + " lists function " + std::string(tables_.string(f.name())) + " twice");
+      for (int w = 0; w < f.words_size(); ++w)
+        if (!v1::WordMode_IsValid(f.words(w)) ) {
+          report(what + " function " + std::string(tables_.string(f.name())) + " word " + std::to_string(w + 1) +
+                 " has mode " + std::to_string(f.words(w)) + ", which is none of WORD_NONE..WORD_ESCAPES");
+          break;
+        }
+    }
+  }
 }
 
 bool Validator::check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count) {
@@ -147,6 +186,8 @@ void Validator::check_op(const v1::Op& op) {
       needs_stream();
       const auto& k = op.kernel();
       check_string((op_prefix(op) + "kernel name").c_str(), k.name());
+      if (k.module() > modules_)
+        report(op_prefix(op) + "names module " + std::to_string(k.module()) + ", which is not defined");
       if (k.grid_size() > 3 || k.block_size() > 3)
         report(op_prefix(op) + "grid and block have at most 3 dimensions");
       for (const auto& a : k.accesses()) {
@@ -224,6 +265,9 @@ void Validator::check_op(const v1::Op& op) {
             report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " +
                    std::to_string(dep) + ", which does not come before it");
         for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
+        if (nodes[i].kernel().module() > modules_)
+          report(op_prefix(op) + "graph node " + std::to_string(i) + " names module " +
+                 std::to_string(nodes[i].kernel().module()) + ", which is not defined");
       }
       break;
     }

@@ -173,13 +173,13 @@ size_t Program::index_of(uint64_t seq) const {
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
 }
 
-Result<Program> load_program(const std::string& path, const CostModel& costs) {
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  return load_program(*source, costs);
+  return load_program(*source, costs, progress);
 }
 
-Result<Program> load_program(TraceSource& source, const CostModel& costs) {
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
   Loader loader(p, costs);
@@ -189,6 +189,7 @@ Result<Program> load_program(TraceSource& source, const CostModel& costs) {
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, source.path()};
+    if (progress) progress("loading", source.position(), source.size());
   }
   for (const SimOp& op : p.ops)
     if (op.device && std::find(p.stream_ids.begin(), p.stream_ids.end(), op.stream) == p.stream_ids.end())

@@ -87,7 +87,7 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  auto program = load_program(path, options.costs);
+  auto program = load_program(path, options.costs, options.progress);
   if (!program) return program.error();
   const Program& p = *program;
   Schedule base = options.schedule;
@@ -116,6 +116,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
   race::CheckOptions check_options = options.check;
   check_options.explain_and_fix = false;
+  if (!check_options.progress) check_options.progress = options.progress;
   auto check = race::check_file(path, check_options);
   if (!check) return check.error();
 
@@ -131,6 +132,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     const Tracked* evidence = &*given;
     std::optional<Tracked> adversarial;
     if (options.adversarial && k < options.max_adversarial) {
+      if (options.progress)
+        options.progress("demonstrating hazards", k, std::min(check->shown.size(), options.max_adversarial));
       Schedule s = base;
       s.delays[a] = hold;
       auto r = tracked_run(p, s);
@@ -182,6 +185,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
         s.jitter_sigma = std::max(0.2, s.jitter_sigma);
         s.seed = base.seed + (j - held);
       }
+      if (options.progress) options.progress("trying the fixes", j, 1 + held + options.jitter_schedules);
       auto r = tracked_run(p, s);
       if (!r) return r.error();
       if (j == 0) w.makespan_ns = r->run.makespan_ns;

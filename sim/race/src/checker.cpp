@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "racetrack/traces/trace_io.h"
+#include "recorded_events.h"
 
 namespace racetrack::race {
 namespace {
@@ -90,6 +91,7 @@ struct Checker::State {
   TraceTables& tables;
   hb::HappensBefore hb;
   AccessResolver resolver;
+  RecordedEvents recorded;
   ShadowMemory shadow;
   std::vector<HazardSide> sides;
   std::vector<uint32_t> free_sides;
@@ -229,6 +231,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.lo = lo;
   h.hi = hi;
   h.ordered_up_to_tick = clock.get(first.agent);
+  if (first.stream) h.event_after_first = recorded.right_after(first.seq);
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
@@ -245,6 +248,7 @@ void Checker::State::process(const v1::Op& op) {
     return;
   }
   resolver.on_op(op);
+  recorded.on_op(op);
   const hb::OpOrder order = hb.apply(op);
   if (!hb.exceeded().empty()) {
     bad_input = hb.exceeded();
@@ -360,14 +364,16 @@ class TickMap {
 class FixOps {
  public:
   FixOps(const std::vector<FixEdit>& edits, uint32_t first_event) {
-    for (size_t i = 0; i < edits.size(); ++i) {
-      const FixEdit& e = edits[i];
-      const uint32_t event = first_event + static_cast<uint32_t>(i);
-      v1::Op& record = after_[e.after_seq].emplace_back();
-      record.set_seq(e.after_seq);
-      record.set_thread(e.record_thread);
-      record.set_stream(e.record_stream);
-      record.mutable_record()->set_event(event);
+    uint32_t next_event = first_event;
+    for (const FixEdit& e : edits) {
+      const uint32_t event = e.existing_event ? e.existing_event : next_event++;
+      if (!e.existing_event) {
+        v1::Op& record = after_[e.after_seq].emplace_back();
+        record.set_seq(e.after_seq);
+        record.set_thread(e.record_thread);
+        record.set_stream(e.record_stream);
+        record.mutable_record()->set_event(event);
+      }
       v1::Op& wait = before_[e.before_seq].emplace_back();
       wait.set_seq(e.before_seq);
       wait.set_thread(e.thread);
@@ -430,7 +436,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     if (!*chunk) break;
     checker.add_chunk(**chunk);
     if (auto why = checker.bad_input()) return Error{*why, at, path};
-    if (options.progress) options.progress(source->position(), source->size());
+    if (options.progress) options.progress("checking", source->position(), source->size());
   }
   CheckResult result = checker.finish();
   result.fixes_verified = result.shown.empty();
@@ -462,7 +468,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
       if (const auto* ops = fix_ops.after(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
     }
-    if (options.progress) options.progress(again->position(), again->size());
+    if (options.progress) options.progress("verifying fixes", again->position(), again->size());
   }
   if (auto why = recheck.bad_input()) return Error{*why, {}, path};
   const CheckResult after = recheck.finish();

@@ -58,12 +58,20 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
     return f;
   }
   f.available = true;
-  f.edit = FixEdit{a.seq, a.stream, a.thread, b.seq, b.stream, b.thread};
+  f.edit = FixEdit{a.seq, a.stream, a.thread, b.seq, b.stream, b.thread, h.event_after_first};
   const std::string s1 = tables.stream_label(a.stream);
   const std::string s2 = b.stream ? tables.stream_label(b.stream) : std::string();
-  const std::string wait_clause = b.stream ? "make " + s2 + " wait on it before " + op_ref(b, tables)
-                                           : "synchronise the host with it before " + op_ref(b, tables);
-  const std::string generic = "record an event on " + s1 + " after " + op_ref(a, tables) + " and " + wait_clause;
+  // The program's own event when it already records one right after the
+  // first op: waiting on it costs nothing new.
+  const std::string existing = h.event_after_first ? tables.event_label(h.event_after_first) : std::string();
+  const std::string event = existing.empty() ? "it" : existing;
+  const std::string wait_clause = b.stream
+                                      ? "make " + s2 + " wait on " + event + " before " + op_ref(b, tables)
+                                      : "synchronise the host with " + event + " before " + op_ref(b, tables);
+  const std::string generic =
+      existing.empty() ? "record an event on " + s1 + " after " + op_ref(a, tables) + " and " + wait_clause
+                       : wait_clause + ": " + s1 + " already records it right after " + op_ref(a, tables);
+  auto event_or = [&](const std::string& name) { return existing.empty() ? name : existing; };
 
   if (h.cls == HazardClass::kReuse) {
     f.text = op_ref(a, tables) + " on " + s1 + " still uses " + label_of(a, tables) + " when its memory is reused for " +
@@ -72,17 +80,22 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
     f.pytorch = label_of(a, tables) + ".record_stream(" + s1 + ")  # before the tensor is freed";
   } else if (!b.stream) {
     f.text = generic;
-    f.pytorch = "event.synchronize()  # event recorded on " + s1 + " after the copy, before the host reads";
+    f.pytorch = existing.empty() ? "event.synchronize()  # event recorded on " + s1 +
+                                       " after the copy, before the host reads"
+                                 : existing + ".synchronize()  # before the host reads";
   } else if (is_pinned_copy_write(a) && is_pinned_copy_read(b)) {
     f.text = "the reload reads pinned memory the offload may still be writing: " + generic;
-    f.pytorch = s2 + ".wait_event(offload_event)  # before the reload (or " + s2 + ".wait_stream(" + s1 + "))";
+    f.pytorch = s2 + ".wait_event(" + event_or("offload_event") + ")  # before the reload (or " + s2 +
+                ".wait_stream(" + s1 + "))";
   } else if (is_pinned_copy_read(a) && is_pinned_copy_write(b)) {
     f.text = "the pinned buffer is refilled while " + op_ref(a, tables) + " may still read it: " + generic +
              " (or return the buffer to its pool only after that event)";
-    f.pytorch = s2 + ".wait_event(reload_event)  # before reusing the pinned buffer";
+    f.pytorch = s2 + ".wait_event(" + event_or("reload_event") + ")  # before reusing the pinned buffer";
   } else {
     f.text = generic;
-    f.pytorch = s2 + ".wait_event(ev)  # ev = torch.cuda.Event(); ev.record(" + s1 + ") after the first op";
+    f.pytorch = existing.empty() ? s2 + ".wait_event(ev)  # ev = torch.cuda.Event(); ev.record(" + s1 +
+                                       ") after the first op"
+                                 : s2 + ".wait_event(" + existing + ")";
   }
   return f;
 }
@@ -104,7 +117,8 @@ std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits) {
 
 FixRewriter::FixRewriter(std::vector<FixEdit> edits) : edits_(std::move(edits)) {
   for (const FixEdit& e : edits_) {
-    records_after_.push_back(e.after_seq);
+    new_event_.push_back(e.existing_event ? 0 : ++new_events_);
+    if (!e.existing_event) records_after_.push_back(e.after_seq);
     waits_before_.push_back(e.before_seq);
   }
   std::sort(records_after_.begin(), records_after_.end());
@@ -120,7 +134,11 @@ uint64_t FixRewriter::original_seq(uint64_t seq) const { return seq - count_belo
 
 uint32_t FixRewriter::new_event(uint32_t old_event) const {
   if (old_event <= first_chunk_events_) return old_event;
-  return old_event + static_cast<uint32_t>(edits_.size());
+  return old_event + new_events_;
+}
+
+uint32_t FixRewriter::waited_event(size_t i) const {
+  return new_event_[i] ? first_chunk_events_ + new_event_[i] : new_event(edits_[i].existing_event);
 }
 
 void FixRewriter::remap_events(v1::Op& op) const {
@@ -152,7 +170,7 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
   }
   if (first_chunk_) {
     first_chunk_events_ = static_cast<uint32_t>(in.events_size());
-    for (size_t i = 0; i < edits_.size(); ++i) out_.add_events()->set_id(first_chunk_events_ + 1 + static_cast<uint32_t>(i));
+    for (uint32_t i = 1; i <= new_events_; ++i) out_.add_events()->set_id(first_chunk_events_ + i);
     first_chunk_ = false;
   }
 
@@ -168,7 +186,7 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
       wait.set_thread(e.thread);
       wait.set_host_start(op.host_start());
       wait.set_host_end(op.host_start());
-      const uint32_t event = first_chunk_events_ + 1 + static_cast<uint32_t>(i);
+      const uint32_t event = waited_event(i);
       if (e.wait_stream) {
         wait.set_stream(e.wait_stream);
         wait.mutable_wait()->set_event(event);
@@ -187,14 +205,14 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
     uint64_t next = copy.seq();
     for (size_t i = 0; i < edits_.size(); ++i) {
       const FixEdit& e = edits_[i];
-      if (e.after_seq != op.seq()) continue;
+      if (e.after_seq != op.seq() || e.existing_event) continue;
       v1::Op& record = *out_.add_ops();
       record.set_seq(++next);
       record.set_thread(e.record_thread);
       record.set_stream(e.record_stream);
       record.set_host_start(op.host_end());
       record.set_host_end(op.host_end());
-      record.mutable_record()->set_event(first_chunk_events_ + 1 + static_cast<uint32_t>(i));
+      record.mutable_record()->set_event(waited_event(i));
       inserted_.push_back(record.seq());
     }
   }

@@ -12,6 +12,14 @@ std::string_view kind_name(HazardKind kind) {
   }
 }
 
+std::string_view kind_id(HazardKind kind) {
+  switch (kind) {
+    case HazardKind::kRaw: return "raw";
+    case HazardKind::kWar: return "war";
+    default: return "waw";
+  }
+}
+
 std::string_view class_name(HazardClass cls) {
   switch (cls) {
     case HazardClass::kCopyVsCompute: return "copy-vs-compute";
@@ -37,6 +45,12 @@ bool parse_confidence(std::string_view text, Confidence& out) {
       return true;
     }
   return false;
+}
+
+std::string side_title(const HazardSide& s, const TraceTables& t) {
+  if (s.op_kind == OpKind::kMemcpy) return "memcpy " + std::string(direction_name(s.direction));
+  if (s.name) return std::string(op_kind_name(s.op_kind)) + " " + std::string(t.string(s.name));
+  return std::string(op_kind_name(s.op_kind));
 }
 
 HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second) {

@@ -1,20 +1,16 @@
 #include "racetrack/race/report.h"
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
+#include <cctype>
 #include <sstream>
+
+#include "racetrack/race/hazard_json.h"
 
 namespace racetrack::race {
 namespace {
 
 std::string space_text(SpaceKey space) {
   return space == kHostSpace ? "host memory" : "device " + std::to_string(space - 1) + " memory";
-}
-
-std::string side_title(const HazardSide& s, const TraceTables& t) {
-  if (s.op_kind == OpKind::kMemcpy) return "memcpy " + std::string(direction_name(s.direction));
-  if (s.name) return std::string(op_kind_name(s.op_kind)) + " " + std::string(t.string(s.name));
-  return std::string(op_kind_name(s.op_kind));
 }
 
 std::string where(const HazardSide& s, const TraceTables& t) {
@@ -44,43 +40,6 @@ void side_line(std::ostringstream& out, const char* label, const HazardSide& s, 
   out << "\n";
 }
 
-nlohmann::ordered_json side_json(const HazardSide& s, const TraceTables& t) {
-  nlohmann::ordered_json j;
-  j["seq"] = s.seq;
-  j["op"] = std::string(op_kind_name(s.op_kind));
-  j["name"] = side_title(s, t);
-  if (s.stream)
-    j["stream"] = t.stream_label(s.stream);
-  else
-    j["stream"] = nullptr;
-  j["role"] = s.stream ? std::string(role_name(t.stream(s.stream)->role())) : "host";
-  j["thread"] = s.thread;
-  j["nvtx"] = std::string(t.string(s.nvtx));
-  if (s.stack) j["stack"] = std::string(t.string(s.stack));
-  j["access"] = {{"address", hex(s.access.lo)},
-                 {"bytes", s.access.hi - s.access.lo},
-                 {"reads", s.access.reads},
-                 {"writes", s.access.writes},
-                 {"mode_known", s.access.mode_known},
-                 {"precision", std::string(precision_name(s.access.precision))},
-                 {"region", s.region_label ? std::string(t.string(s.region_label)) : ""}};
-  return j;
-}
-
-nlohmann::ordered_json hazard_json(const Hazard& h, const TraceTables& t) {
-  nlohmann::ordered_json j;
-  j["kind"] = std::string(kind_name(h.kind));
-  j["class"] = std::string(class_name(h.cls));
-  j["confidence"] = std::string(confidence_name(h.confidence));
-  j["first"] = side_json(h.first, t);
-  j["second"] = side_json(h.second, t);
-  j["overlap"] = {{"space", space_text(h.space)},
-                  {"address", hex(h.lo)},
-                  {"bytes", h.hi - h.lo},
-                  {"region", h.second.region_label ? std::string(t.string(h.second.region_label)) : ""}};
-  return j;
-}
-
 }  // namespace
 
 std::string format_text(const CheckResult& r, const ReportOptions& o) {
@@ -88,15 +47,15 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   std::ostringstream out;
   const uint64_t possible = r.by_confidence[static_cast<int>(Confidence::kPossible)];
   out << "racetrack check: " << o.trace_path << "\n"
-      << r.ops << " ops; " << r.hazards << " hazard(s): " << r.by_confidence[2] << " definite, " << r.by_confidence[1]
-      << " likely, " << possible << " possible\n";
-  size_t shown = 0, index = 0;
+      << r.ops << " ops; " << r.hazards << " hazard(s): " << r.by_confidence[2] << " definite, "
+      << r.by_confidence[1] << " likely, " << possible << " possible\n";
+  size_t shown = 0;
   for (const HazardGroup& g : r.groups) {
     if (!g.shown) continue;
     if (++shown > o.max_groups) continue;
     const Hazard& h = g.first;
-    out << "\n[" << ++index << "] " << confidence_name(g.confidence) << " " << kind_name(h.kind) << " "
-        << class_name(h.cls) << " on " << region_text(h.second, t) << " (" << space_text(h.space)
+    out << "\n[" << hazard_number(h) << "] " << confidence_name(g.confidence) << " " << kind_name(h.kind)
+        << " " << class_name(h.cls) << " on " << region_text(h.second, t) << " (" << space_text(h.space)
         << " " << hex(h.lo) << ", " << format_bytes(h.hi - h.lo) << ")";
     if (g.count > 1) out << ", " << g.count << " times (first shown)";
     out << "\n";
@@ -106,8 +65,9 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
     out << "    fix:    " << g.fix.text << "\n";
     if (!g.fix.pytorch.empty()) out << "            PyTorch: " << g.fix.pytorch << "\n";
     if (g.fix.available && !g.explanation.empty())
-      out << "            " << (g.fix.verified ? "verified: re-checked with the fix applied, the hazard is gone"
-                                               : "NOT verified: the hazard remains when the fix is applied")
+      out << "            "
+          << (g.fix.verified ? "verified: re-checked with the fix applied, the hazard is gone"
+                             : "NOT verified: the hazard remains when the fix is applied")
           << "\n";
     out << "    signature: " << g.signature << "\n";
   }
@@ -125,14 +85,16 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
     for (const HazardGroup* g : hidden) n += g->count;
     out << n << " hazard(s) in " << hidden.size() << " group(s); what would settle them:\n";
     for (size_t i = 0; i < hidden.size() && i < 10; ++i)
-      out << "  " << hidden[i]->count << " x " << hidden[i]->signature << "\n      " << hidden[i]->settle << "\n";
+      out << "  [" << hazard_number(hidden[i]->first) << "] " << hidden[i]->count << " x "
+          << hidden[i]->signature << "\n      " << hidden[i]->settle << "\n";
     if (hidden.size() > 10) out << "  ... and " << hidden.size() - 10 << " more group(s)\n";
   }
   if (shown && r.fixes_checked) {
     out << "\n"
-        << (r.fixes_verified ? "With every suggested fix applied the trace checks clean (--emit-fixed OUT writes it)."
-                             : std::to_string(r.hazards_after_fixes) +
-                                   " hazard(s) remain with the suggested fixes applied.")
+        << (r.fixes_verified
+                ? "With every suggested fix applied the trace checks clean (--emit-fixed OUT writes it)."
+                : std::to_string(r.hazards_after_fixes) +
+                      " hazard(s) remain with the suggested fixes applied.")
         << "\n";
   } else if (!shown) {
     out << "\nno hazard at or above " << confidence_name(o.min_confidence) << " confidence\n";
@@ -140,41 +102,71 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   return out.str();
 }
 
-std::string format_json(const CheckResult& r, const ReportOptions& o) {
+uint64_t hazards_to_list(const CheckResult& r) {
+  uint64_t total = 0;
+  for (const HazardGroup& g : r.groups) total += g.shown ? g.count : 0;
+  return total;
+}
+
+void write_json(std::ostream& out, const CheckResult& r, const ReportOptions& o) {
+  using json = nlohmann::ordered_json;
   const TraceTables& t = *r.tables;
-  nlohmann::ordered_json j;
+  auto by_confidence = [](const std::array<uint64_t, 3>& n) {
+    return json{{"definite", n[2]}, {"likely", n[1]}, {"possible", n[0]}};
+  };
+  json j;
+  j["schema_version"] = kJsonSchemaVersion;
   j["trace"] = o.trace_path;
   j["ops"] = r.ops;
   j["min_confidence"] = std::string(confidence_name(o.min_confidence));
-  j["hazard_counts"] = {{"total", r.hazards},
-                        {"definite", r.by_confidence[2]},
-                        {"likely", r.by_confidence[1]},
-                        {"possible", r.by_confidence[0]}};
-  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  j["hazard_counts"] = {{"total", r.hazards}};
+  j["hazard_counts"].update(by_confidence(r.by_confidence));
+  json groups = json::array();
   for (const HazardGroup& g : r.groups) {
-    nlohmann::ordered_json gj;
+    json gj;
+    gj["number"] = hazard_number(g.first);
     gj["signature"] = g.signature;
     gj["count"] = g.count;
+    gj["by_confidence"] = by_confidence(g.by_confidence);
     gj["confidence"] = std::string(confidence_name(g.confidence));
     gj["shown"] = g.shown;
     gj["suppressed"] = g.suppressed;
-    gj["first"] = hazard_json(g.first, t);
-    if (!g.explanation.empty()) gj["explanation"] = g.explanation;
+    gj["hazard"] = hazard_json(g.first, t);
+    gj["explanation"] = string_or_null(g.explanation);
     gj["fix"] = {{"available", g.fix.available},
                  {"text", g.fix.text},
-                 {"pytorch", g.fix.pytorch},
+                 {"pytorch", string_or_null(g.fix.pytorch)},
                  {"verified", g.fix.verified}};
-    if (!g.settle.empty()) gj["settle"] = g.settle;
+    gj["settle"] = string_or_null(g.settle);
     groups.push_back(std::move(gj));
   }
   j["groups"] = std::move(groups);
-  if (o.list_all) {
-    nlohmann::ordered_json all = nlohmann::ordered_json::array();
-    for (const Hazard& h : r.shown) all.push_back(hazard_json(h, t));
-    j["hazards"] = std::move(all);
-  }
+  j["fixes_checked"] = r.fixes_checked;
   j["fixes_verified"] = r.fixes_verified;
-  return j.dump(2) + "\n";
+  j["hazards_after_fixes"] = r.hazards_after_fixes;
+  if (!o.list_all) {
+    out << dump_json(j);
+    return;
+  }
+  const uint64_t total = hazards_to_list(r);
+  const size_t listed = std::min<size_t>(r.shown.size(), o.max_hazards);
+  j["hazards_listed"] = {{"total", total}, {"listed", listed}, {"truncated", listed < total}};
+  // The list goes last, one hazard at a time: a document of a million
+  // hazards is never held in memory.
+  std::string head = dump_json(j);
+  head.resize(head.rfind('}'));
+  while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+  out << head << ",\n  \"hazards\": [";
+  for (size_t i = 0; i < listed; ++i) {
+    std::string item = dump_json(hazard_json(r.shown[i], t));
+    item.pop_back();  // the newline
+    out << (i ? "," : "") << "\n    ";
+    for (char c : item) {
+      out << c;
+      if (c == '\n') out << "    ";
+    }
+  }
+  out << (listed ? "\n  ]\n}\n" : "]\n}\n");
 }
 
 }  // namespace racetrack::race

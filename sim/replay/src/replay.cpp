@@ -47,7 +47,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     std::string why;
     if (!cuda_available(why)) return make_error("--backend cuda: " + why);
   }
-  auto program = des::load_program(path, des::CostModel{});
+  auto program = des::load_program(path, des::CostModel{}, options.progress);
   if (!program) return program.error();
   const double time_scale = fit_time_budget(*program, options);
   const des::Program& p = *program;
@@ -55,6 +55,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   const des::ValueTracker reference(p);
   race::CheckOptions check_options = options.check;
   check_options.explain_and_fix = false;
+  if (!check_options.progress) check_options.progress = options.progress;
   auto check = race::check_file(path, check_options);
   if (!check) return check.error();
 
@@ -91,6 +92,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
 #endif
 
   for (uint32_t run = 0; run < std::max(1u, options.repeat); ++run) {
+    if (options.progress) options.progress("replaying", run, std::max(1u, options.repeat));
     HostRunOptions o;
     o.traced_timing = options.traced_timing;
     // --stress: the first op of each hazard waits a seeded while in

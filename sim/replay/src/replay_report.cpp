@@ -1,9 +1,9 @@
-// The replay report: text for people, JSON for tools (docs/replay.md).
-#include <nlohmann/json.hpp>
-
+// The replay report: text for people, JSON for tools
+// (docs/schemas/replay.schema.json).
 #include <cstdio>
 #include <sstream>
 
+#include "racetrack/race/hazard_json.h"
 #include "racetrack/replay/replay.h"
 
 namespace racetrack::replay {
@@ -16,12 +16,12 @@ std::string format_replay_text(const ReplayReport& r) {
       << r.ops << " ops, " << r.runs << " run(s); first run " << r.wall_ns / 1000 << " us (" << rate << "); "
       << r.islands << " arena island(s), " << format_bytes(r.traced_bytes) << " traced"
       << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n";
-  for (size_t k = 0; k < r.hazards.size(); ++k) {
-    const ReplayHazard& h = r.hazards[k];
-    out << "\n[" << k + 1 << "] " << race::kind_name(h.hazard.kind) << " " << race::class_name(h.hazard.cls) << ": "
-        << des::describe_side(h.hazard.first, t) << " -> " << des::describe_side(h.hazard.second, t) << "\n    "
-        << (h.manifested_runs ? "MANIFESTED" : "not manifested") << " in " << h.manifested_runs << " of " << r.runs
-        << " run(s)\n";
+  for (const ReplayHazard& h : r.hazards) {
+    out << "\n[" << race::hazard_number(h.hazard) << "] " << race::kind_name(h.hazard.kind) << " "
+        << race::class_name(h.hazard.cls) << ": " << des::describe_side(h.hazard.first, t) << " -> "
+        << des::describe_side(h.hazard.second, t) << "\n    "
+        << (h.manifested_runs ? "MANIFESTED" : "not manifested") << " in " << h.manifested_runs << " of "
+        << r.runs << " run(s)\n";
     for (size_t m = 0; m < h.stale.size() && m < 3; ++m) {
       out << "      " << des::describe_stale(h.stale[m]) << "\n";
     }
@@ -33,6 +33,7 @@ std::string format_replay_text(const ReplayReport& r) {
 std::string format_replay_json(const ReplayReport& r) {
   const TraceTables& t = *r.tables;
   nlohmann::ordered_json j;
+  j["schema_version"] = race::kJsonSchemaVersion;
   j["trace"] = r.trace;
   j["backend"] = r.backend;
   j["ops"] = r.ops;
@@ -48,7 +49,7 @@ std::string format_replay_json(const ReplayReport& r) {
     hazards.push_back(std::move(hj));
   }
   j["hazards"] = std::move(hazards);
-  return j.dump(2) + "\n";
+  return race::dump_json(j);
 }
 
 }  // namespace racetrack::replay

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -122,6 +123,12 @@ class TraceBuilder {
   void set_clock(int64_t ns) { clock_ = ns; }
   int64_t clock() const { return clock_; }
 
+  // A GPU code module (a cubin or fatbin image and/or analysed functions),
+  // stored once per content: an image already added returns its id. Name
+  // the id in Kernel.module (last_op().mutable_kernel()->set_module(id)).
+  uint32_t module(std::string_view name, const std::string& image, const std::string& sha256 = {},
+                  std::vector<v1::FunctionCode> functions = {});
+
   // The op just added (to set device times or tweak fields).
   v1::Op& last_op();
   uint64_t next_seq() const { return seq_; }
@@ -146,7 +153,8 @@ class TraceBuilder {
   v1::Chunk own_;
   TraceWriter* writer_ = nullptr;
   Status status_ = Ok{};
-  uint32_t strings_ = 0, streams_ = 0, events_ = 0, threads_ = 0, regions_ = 0;
+  uint32_t strings_ = 0, streams_ = 0, events_ = 0, threads_ = 0, regions_ = 0, modules_ = 0;
+  std::map<std::string, uint32_t> module_ids_;  // by sha256
   uint32_t current_thread_ = 0;
   uint64_t seq_ = 1;
   int64_t clock_ = 0;

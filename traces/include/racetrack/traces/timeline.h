@@ -1,7 +1,8 @@
 // Where a timeline puts an op: its lane (a stream or a host thread), the span
-// its box gets, and the lanes' names. Shared by the exporters and the viewer
-// so that both draw a trace the same way (docs/export.md, "Lanes" and
-// "Slices").
+// its box gets, and the lanes' names. The viewer places boxes with OpPlacer;
+// the exporters share the lanes and their names but keep every recorded
+// time, with overlap tracks instead of shifts (traces/src/export_placement.h,
+// docs/export.md).
 #pragma once
 
 #include <cstdint>

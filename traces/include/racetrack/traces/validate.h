@@ -3,6 +3,7 @@
 // increasing seq, sane times and ranges. Works as a stream over chunks.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ class Validator {
   void check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size);
   bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count);
   void check_string(const char* what, uint32_t id);
+  void check_modules(const v1::Chunk& chunk);
 
   TraceTables tables_;
   std::vector<Error> errors_;
@@ -42,6 +44,8 @@ class Validator {
   uint64_t last_seq_ = 0;
   bool any_op_ = false;
   std::vector<uint8_t> region_state_;  // 0 unseen, 1 allocated, 2 freed
+  uint32_t modules_ = 0;                  // defined so far
+  std::set<std::string> module_hashes_;   // a module is stored once per content hash
 };
 
 struct ValidationReport {

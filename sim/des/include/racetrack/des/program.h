@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "racetrack/race/access.h"
+#include "racetrack/traces/progress.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack {
@@ -96,7 +97,9 @@ struct Program {
 // takes a source opened by the caller, which may skip validation: the loader
 // itself refuses what it cannot model (undefined threads and streams, seqs
 // that do not increase) with an error.
-Result<Program> load_program(const std::string& path, const CostModel& costs);
-Result<Program> load_program(TraceSource& source, const CostModel& costs);
+Result<Program> load_program(const std::string& path, const CostModel& costs,
+                             const Progress& progress = {});
+Result<Program> load_program(TraceSource& source, const CostModel& costs,
+                             const Progress& progress = {});
 
 }  // namespace racetrack::des

@@ -25,6 +25,7 @@ struct SimOptions {
   race::CheckOptions check;
   size_t max_adversarial = 256;          // hazards demonstrated one by one
   std::string output;                    // simulated timeline (.rtrace/.pbtxt/.json)
+  Progress progress;                     // loading, checking, each demonstration and what-if run
 };
 
 // Bytes that held the wrong version: read by `reader_seq` (0: in the final
@@ -73,8 +74,8 @@ std::string format_sim_text(const SimReport& report);
 std::string describe_side(const race::HazardSide& side, const TraceTables& tables);
 // "#13 read 1.0 MiB at 0x...: expected #9, got the initial contents".
 std::string describe_stale(const StaleBytes& bytes);
-// The JSON of a hazard verdict that sim and replay share: the pair, its
-// kind, class and confidence, whether it manifested, and the stale bytes.
+// The JSON of a hazard verdict that sim and replay share: the hazard as
+// check writes it, whether it manifested, and the stale bytes.
 nlohmann::ordered_json verdict_json(const race::Hazard& hazard, bool manifested, const std::vector<StaleBytes>& stale,
                                     const TraceTables& tables);
 std::string format_sim_json(const SimReport& report);

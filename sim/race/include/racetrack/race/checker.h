@@ -18,6 +18,7 @@
 #include "racetrack/race/fix.h"
 #include "racetrack/race/hazard.h"
 #include "racetrack/race/shadow_memory.h"
+#include "racetrack/traces/progress.h"
 
 namespace racetrack::race {
 
@@ -30,8 +31,8 @@ struct CheckOptions {
   bool keep_all = false;
   // Explain and fix shown hazards (a second pass over the file).
   bool explain_and_fix = true;
-  // Called now and then with (bytes read, total bytes) during file passes.
-  std::function<void(uint64_t, uint64_t)> progress;
+  // Bytes read of the file in each pass: "checking", then "verifying fixes".
+  Progress progress;
 };
 
 // Hazards that share a signature: the same bug in every layer/iteration.

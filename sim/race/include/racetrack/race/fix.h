@@ -1,7 +1,8 @@
 // Fixes: the cheapest single synchronisation that orders a hazard's pair
-// (an event recorded right after the first op and waited on right before the
-// second), its wording for engineers, and a trace rewriter that inserts
-// fixes so they can be re-checked (`check --emit-fixed`).
+// (an event recorded right after the first op, or one the program already
+// records there, waited on right before the second), its wording for
+// engineers, and a trace rewriter that inserts fixes so they can be
+// re-checked (`check --emit-fixed`).
 #pragma once
 
 #include <compare>
@@ -16,7 +17,9 @@ namespace racetrack::race {
 // Record a new event on `record_stream` right after op `after_seq`; then, on
 // `thread`, right before op `before_seq`, make `wait_stream` wait on it
 // (cudaStreamWaitEvent) or, when `wait_stream` is 0, synchronise the host
-// with it (cudaEventSynchronize).
+// with it (cudaEventSynchronize). With `existing_event`, the trace already
+// records that event right after `after_seq`: nothing is recorded and the
+// wait is on it.
 struct FixEdit {
   uint64_t after_seq = 0;
   uint32_t record_stream = 0;
@@ -24,6 +27,7 @@ struct FixEdit {
   uint64_t before_seq = 0;
   uint32_t wait_stream = 0;
   uint32_t thread = 0;
+  uint32_t existing_event = 0;
   auto operator<=>(const FixEdit&) const = default;
 };
 
@@ -43,7 +47,8 @@ std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits);
 
 // Rewrites a trace chunk by chunk with edits applied: new events (defined in
 // the first chunk; later event ids shift), the record/wait/sync ops, and
-// seqs renumbered so they stay strictly increasing.
+// seqs renumbered so they stay strictly increasing. Edits on an existing
+// event add only the wait.
 class FixRewriter {
  public:
   explicit FixRewriter(std::vector<FixEdit> edits);
@@ -57,8 +62,14 @@ class FixRewriter {
   uint32_t new_event(uint32_t old_event) const;
   void remap_events(v1::Op& op) const;
 
+  // The event edit `i` waits on, as written: its existing event remapped,
+  // or the new one defined for it.
+  uint32_t waited_event(size_t i) const;
+
   std::vector<FixEdit> edits_;
-  std::vector<uint64_t> records_after_;  // sorted after_seq of each edit
+  std::vector<uint32_t> new_event_;  // per edit: 1-based index among new events, 0 for existing ones
+  uint32_t new_events_ = 0;
+  std::vector<uint64_t> records_after_;  // sorted after_seq of each edit that records
   std::vector<uint64_t> waits_before_;   // sorted before_seq of each edit
   std::vector<uint64_t> inserted_;       // new seqs of inserted ops, sorted
   v1::Chunk out_;

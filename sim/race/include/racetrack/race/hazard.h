@@ -16,7 +16,10 @@ enum class HazardClass { kCopyVsCompute, kCopyVsCopy, kComputeVsCompute, kHostVs
 // Ordered: a higher value is more certain.
 enum class Confidence { kPossible, kLikely, kDefinite };
 
+// Names for people ("RAW") and the lowercase identifiers of JSON ("raw");
+// class and confidence names are both.
 std::string_view kind_name(HazardKind kind);
+std::string_view kind_id(HazardKind kind);
 std::string_view class_name(HazardClass cls);
 std::string_view confidence_name(Confidence c);
 // Accepts "definite", "likely", "possible".
@@ -26,7 +29,7 @@ bool parse_confidence(std::string_view text, Confidence& out);
 struct HazardSide {
   uint64_t seq = 0;
   OpKind op_kind = OpKind::kNone;
-  uint32_t name = 0;  // kernel / host function name string id
+  uint32_t name = 0;    // kernel / host function name string id
   uint32_t stream = 0;  // 0: a host op
   uint32_t thread = 0;
   uint32_t nvtx = 0;
@@ -61,14 +64,29 @@ struct Hazard {
   uint64_t ordered_up_to_tick = 0;
   uint64_t ordered_up_to_seq = 0;
   std::string ordered_up_to_title;
+  // An event the program already records right after the first op, still
+  // current when the second op was submitted: the fix waits on it (0: none).
+  uint32_t event_after_first = 0;
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
   uint32_t group = 0;
 
   HazardKey key() const {
-    return {first.seq, second.seq, first.access.index, second.access.index, first.access.node, second.access.node};
+    return {first.seq,           second.seq,        first.access.index,
+            second.access.index, first.access.node, second.access.node};
   }
 };
+
+// A hazard's number, as check ([N] and "number"), the viewer
+// (--select-hazard N), sim and replay show it: its group's position among
+// all groups, in order of first occurrence. Groups that are not shown keep
+// theirs, so numbers do not change with --min-confidence or --suppress.
+inline uint32_t hazard_number(const Hazard& h) {
+  return h.group + 1;
+}
+
+// "kernel gemm", "memcpy D2H", "hostaccess": a side's title, in full.
+std::string side_title(const HazardSide& side, const TraceTables& tables);
 
 // Kind and confidence follow from the two accesses (DESIGN.md §6).
 HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second);

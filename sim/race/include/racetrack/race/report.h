@@ -1,7 +1,8 @@
-// The check report: text for people, JSON for tools (schema in
-// docs/check.md).
+// The check report: text for people, JSON for tools
+// (docs/schemas/check.schema.json).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "racetrack/race/checker.h"
@@ -12,10 +13,16 @@ struct ReportOptions {
   std::string trace_path;
   size_t max_groups = 20;  // groups shown in full
   Confidence min_confidence = Confidence::kLikely;
-  bool list_all = false;  // JSON: every shown hazard, not only each group's first
+  bool list_all = false;       // JSON: every shown hazard, not only each group's first
+  size_t max_hazards = 10000;  // with list_all: the most hazards listed
 };
 
+// The hazards list_all would list without a bound: every hazard of a
+// shown group.
+uint64_t hazards_to_list(const CheckResult& result);
+
 std::string format_text(const CheckResult& result, const ReportOptions& options);
-std::string format_json(const CheckResult& result, const ReportOptions& options);
+// Written as it is built: with list_all, hazard by hazard.
+void write_json(std::ostream& out, const CheckResult& result, const ReportOptions& options);
 
 }  // namespace racetrack::race

@@ -28,6 +28,7 @@ struct ReplayOptions {
   int64_t stress_ns = 20000000;          // longest targeted delay (ns), at most 10 s
   race::CheckOptions check;
   std::string output;  // the replayed timeline (measured times)
+  Progress progress;   // loading, checking, each run
 };
 
 struct ReplayHazard {

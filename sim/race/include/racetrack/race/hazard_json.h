@@ -1,0 +1,30 @@
+// The JSON that check, sim and replay share: the version every output
+// carries and the hazard object (docs/schemas/hazard.schema.json), built in
+// one place so the same hazard has the same shape everywhere.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "racetrack/race/hazard.h"
+
+namespace racetrack::race {
+
+// The top-level "schema_version" of every JSON output (docs/schemas/README.md
+// says when it changes).
+inline constexpr int kJsonSchemaVersion = 1;
+
+nlohmann::ordered_json hazard_json(const Hazard& hazard, const TraceTables& tables);
+
+// A side's title for people, long kernel names shortened ("display_name").
+std::string display_name(const HazardSide& side, const TraceTables& tables);
+
+// A document as every command prints it: indented, newline-terminated.
+std::string dump_json(const nlohmann::ordered_json& document);
+
+// The enum value JSON uses for a name people read: "D2H" -> "d2h".
+std::string json_id(std::string_view name);
+
+// JSON null for an empty string (a name or label the trace does not give).
+nlohmann::ordered_json string_or_null(std::string_view text);
+
+}  // namespace racetrack::race
