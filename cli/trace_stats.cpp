@@ -84,7 +84,7 @@ std::string format_stats(const TraceStats& s) {
         << d.d2h_copy_engines() << "\n";
   out << s.ops << " ops in " << s.chunks << " chunk(s)";
   if (s.any_time)
-    out << ", spanning " << format_duration(static_cast<double>(s.last_time - s.first_time))
+    out << ", spanning " << format_duration(static_cast<double>(s.last_time) - static_cast<double>(s.first_time))
         << (s.device_times ? " (with device times)" : " (host times only)");
   out << "\n\nops per kind:\n";
   for (int k = 1; k < kOpKindCount; ++k)

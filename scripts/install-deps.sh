@@ -12,6 +12,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libgl-dev
   fonts-dejavu-core fontconfig
   clang-format python3 python3-jsonschema
+  clang libclang-rt-14-dev llvm  # scripts/fuzz.sh: libFuzzer and llvm-symbolizer
 )
 
 # From PyPI, for tests:

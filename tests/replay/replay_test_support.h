@@ -78,7 +78,9 @@ inline replay::HostRun run_host(const des::Program& p, const replay::ArenaPlan& 
   replay::HostRunOptions o;
   o.traced_timing = false;
   o.delays = std::move(delays);
-  return replay::run_on_host(p, plan, reference, o);
+  auto run = replay::run_on_host(p, plan, reference, o);
+  EXPECT_TRUE(run) << (run ? "" : run.error().describe());
+  return run ? std::move(*run) : replay::HostRun{};
 }
 
 // "op #7 saw #0 instead of #4", for failure messages.

@@ -54,7 +54,6 @@ void expect_respects_happens_before(const std::string& path, const des::RunResul
     note(order.epoch, i);
     const uint32_t own_thread = hb.thread_agent(op.thread());
     note({own_thread, hb.thread_clock(op.thread()).get(own_thread)}, i);
-    for (const hb::OpOrder& node : hb.graph_nodes()) note(node.epoch, i);
 
     const des::OpTimes& t = run.times[i];
     if (hb::is_device_op(op)) check(*order.clock, i, t.device_start, "device start", false);

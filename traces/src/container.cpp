@@ -1,10 +1,13 @@
 #include "racetrack/traces/container.h"
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+
+#include "decoded_size.h"
 
 namespace racetrack {
 namespace {
@@ -52,7 +55,9 @@ Status TraceWriter::write_frame(const v1::Chunk& chunk) {
   if (!file_) return Error{"writer is closed", offset_, path_};
   raw_.clear();
   if (!chunk.SerializeToString(&raw_)) return Error{"chunk does not serialize", offset_, path_};
-  if (raw_.size() >= kMaxFrameBytes) return Error{"chunk exceeds 1 GiB", offset_, path_};
+  if (raw_.size() > kMaxFrameBytes)
+    return Error{"chunk of " + std::to_string(raw_.size()) + " bytes exceeds the 256 MiB limit on a chunk",
+                 offset_, path_};
 
   const char* stored = raw_.data();
   size_t stored_size = raw_.size();
@@ -158,7 +163,7 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
     return make_error("corrupt chunk: reserved frame bytes are not zero", at);
   if (stored_size > kMaxFrameBytes || raw_size > kMaxFrameBytes)
     return make_error("corrupt chunk: frame sizes " + std::to_string(stored_size) + " / " +
-                          std::to_string(raw_size) + " are impossible",
+                          std::to_string(raw_size) + " are impossible (a chunk holds at most 256 MiB)",
                       at);
   if (file_size_ - at - kFrameHeaderSize < stored_size)
     return make_error("truncated chunk: frame needs " + std::to_string(stored_size) + " bytes, file has " +
@@ -177,15 +182,77 @@ Result<std::string_view> ChunkReader::read_frame(bool& at_end) {
     if (content == ZSTD_CONTENTSIZE_ERROR) return make_error("corrupt chunk: zstd cannot decompress it", at);
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != raw_size)
       return make_error("corrupt chunk: frame header and zstd frame disagree on the size", at);
-    raw_.resize(raw_size);
-    size_t n = ZSTD_decompress(raw_.data(), raw_.size(), stored_.data(), stored_size);
-    if (ZSTD_isError(n) || n != raw_size) return make_error("corrupt chunk: zstd cannot decompress it", at);
+    if (auto inflated = inflate(raw_size, at); !inflated) return inflated.error();
     raw = std::string_view(raw_.data(), raw_size);
   } else if (raw_size != stored_size) {
     return make_error("corrupt chunk: raw and stored sizes differ without compression", at);
   }
+  if (auto bounded = check_decoded_size(raw, at); !bounded) return bounded.error();
   offset_ = at + kFrameHeaderSize + stored_size;
   return raw;
+}
+
+void ChunkReader::ZstdFree::operator()(ZSTD_DCtx* d) const {
+  ZSTD_freeDCtx(d);
+}
+
+Status ChunkReader::inflate(uint32_t raw_size, uint64_t at) {
+  if (!zstd_) {
+    zstd_.reset(ZSTD_createDCtx());
+    if (!zstd_ || ZSTD_isError(ZSTD_DCtx_setParameter(zstd_.get(), ZSTD_d_windowLogMax, kMaxZstdWindowLog)))
+      return make_error("zstd: cannot create a decoder", at);
+  }
+  ZSTD_DCtx_reset(zstd_.get(), ZSTD_reset_session_only);
+  // The output grows with what the frame really holds, not with the size
+  // the frame header claims: a tiny frame that claims 256 MiB and holds
+  // nothing allocates nothing.
+  ZSTD_inBuffer in{stored_.data(), stored_.size(), 0};
+  size_t produced = 0;
+  raw_.resize(std::min<size_t>(raw_size, std::max<size_t>(size_t{64} << 10, 4 * stored_.size())));
+  for (;;) {
+    if (produced == raw_.size() && raw_.size() < raw_size)
+      raw_.resize(std::min<size_t>(raw_size, 2 * raw_.size()));
+    // Once the declared size is reached, one more byte would be too many.
+    char overflow = 0;
+    const bool full = produced == raw_.size();
+    ZSTD_outBuffer out =
+        full ? ZSTD_outBuffer{&overflow, 1, 0} : ZSTD_outBuffer{raw_.data(), raw_.size(), produced};
+    const size_t left = ZSTD_decompressStream(zstd_.get(), &out, &in);
+    if (ZSTD_isError(left)) {
+      if (ZSTD_getErrorCode(left) == ZSTD_error_frameParameter_windowTooLarge)
+        return make_error("corrupt chunk: its zstd frame needs a window larger than 2^" +
+                              std::to_string(kMaxZstdWindowLog) + " bytes, racetrack's limit",
+                          at);
+      return make_error("corrupt chunk: zstd cannot decompress it", at);
+    }
+    if (full && out.pos > 0)
+      return make_error("corrupt chunk: the zstd frame holds more than the " + std::to_string(raw_size) +
+                            " bytes its frame header declares",
+                        at);
+    if (!full) produced = out.pos;
+    if (left == 0 && in.pos == in.size) break;  // every frame complete
+    if (in.pos == in.size && out.pos < out.size)
+      return make_error("corrupt chunk: zstd cannot decompress it (the frame is cut short)", at);
+  }
+  if (produced != raw_size)
+    return make_error("corrupt chunk: the zstd frame holds " + std::to_string(produced) +
+                          " bytes, its frame header "
+                          "declares " +
+                          std::to_string(raw_size),
+                      at);
+  return Ok{};
+}
+
+Status ChunkReader::check_decoded_size(std::string_view raw, uint64_t at) const {
+  // Below this no chunk can decode into more than the limit (a byte of wire
+  // format becomes at most ~70 bytes in memory).
+  if (raw.size() <= (kMaxDecodedChunkBytes >> 7)) return Ok{};
+  const uint64_t bound = decoded_size_bound(raw, v1::Chunk::descriptor(), kMaxDecodedChunkBytes);
+  if (bound <= kMaxDecodedChunkBytes) return Ok{};
+  return make_error("chunk of " + std::to_string(raw.size()) + " bytes would take more than " +
+                        std::to_string(kMaxDecodedChunkBytes >> 20) +
+                        " MiB once decoded, racetrack's limit on a chunk",
+                    at);
 }
 
 Result<bool> ChunkReader::next(v1::Chunk& out) {

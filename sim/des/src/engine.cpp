@@ -33,7 +33,8 @@ uint64_t mix(uint64_t z) {
 double jitter_factor(double sigma, uint64_t seed, uint64_t seq) {
   if (sigma <= 0) return 1.0;
   const uint64_t a = mix(seed * 0x9E3779B97F4A7C15ull + seq), b = mix(a + 0x632BE59BD9B4E019ull);
-  const double u1 = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53, u2 = static_cast<double>(b >> 11) * 0x1.0p-53;
+  const double u1 = (static_cast<double>(a >> 11) + 1.0) * 0x1.0p-53,
+               u2 = static_cast<double>(b >> 11) * 0x1.0p-53;
   const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   return std::exp(sigma * normal);
 }
@@ -41,7 +42,12 @@ double jitter_factor(double sigma, uint64_t seed, uint64_t seq) {
 class Engine {
  public:
   Engine(const Program& p, const Schedule& s, MemoryObserver* observer)
-      : p_(p), s_(s), observer_(observer), times_(p.ops.size()), flags_(p.ops.size(), 0), threads_(p.threads.size()) {
+      : p_(p),
+        s_(s),
+        observer_(observer),
+        times_(p.ops.size()),
+        flags_(p.ops.size(), 0),
+        threads_(p.threads.size()) {
     pools_[static_cast<int>(Resource::kKernel)].free = s.kernel_slots;
     pools_[static_cast<int>(Resource::kCopyH2D)].free = p.h2d_engines;
     pools_[static_cast<int>(Resource::kCopyD2H)].free = p.d2h_engines;
@@ -77,7 +83,8 @@ class Engine {
  private:
   struct Pool {
     uint32_t free = 0;
-    std::priority_queue<std::tuple<int64_t, uint64_t, uint32_t>, std::vector<std::tuple<int64_t, uint64_t, uint32_t>>,
+    std::priority_queue<std::tuple<int64_t, uint64_t, uint32_t>,
+                        std::vector<std::tuple<int64_t, uint64_t, uint32_t>>,
                         std::greater<>>
         waiting;  // (ready time, seq, op)
   };
@@ -137,7 +144,7 @@ class Engine {
 
   int64_t delay(uint32_t op) const {
     auto it = s_.delays.find(op);
-    return it == s_.delays.end() ? 0 : it->second;
+    return it == s_.delays.end() ? 0 : std::max<int64_t>(0, it->second);
   }
 
   void advance_thread(uint32_t tid) {
@@ -148,13 +155,14 @@ class Engine {
       const SimOp& op = p_.ops[i];
       OpTimes& t = times_[i];
       if (!(flags_[i] & kIssued)) {
-        t.host_start = th.time + (op.device ? 0 : delay(i));
-        t.issue = t.host_start + op.call_ns;
+        t.host_start = add_ns(th.time, op.device ? 0 : delay(i));
+        t.issue = add_ns(t.host_start, op.call_ns);
         flags_[i] |= kIssued;
         if (op.device) enqueue(i);
         wake(i, Dep::kIssue);
       }
-      const int64_t joins = deps_time(op.host_deps, op.host_dep_count, op.device ? UINT32_MAX : i, {true, tid});
+      const int64_t joins =
+          deps_time(op.host_deps, op.host_dep_count, op.device ? UINT32_MAX : i, {true, tid});
       if (joins < 0) return;  // blocked: resumed when the dependency is done
       t.host_end = std::max(t.issue, joins);
       flags_[i] |= kHostDone;
@@ -180,7 +188,7 @@ class Engine {
     if (st.busy || st.queue.empty() || st.queue.front() != i || (flags_[i] & kDeviceDone)) return;
     const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
     if (deps < 0) return;
-    const int64_t ready = std::max(times_[i].issue, deps) + delay(i);
+    const int64_t ready = add_ns(std::max(times_[i].issue, deps), delay(i));
     if (ready > now_) {
       push({ready, kDeviceReady, op.seq, i});
       return;
@@ -199,9 +207,11 @@ class Engine {
   void start(uint32_t i) {
     const SimOp& op = p_.ops[i];
     double factor = jitter_factor(s_.jitter_sigma, s_.seed, op.seq);
-    if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end()) factor *= slow->second;
+    if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end())
+      factor *= slow->second;
     times_[i].device_start = now_;
-    push({now_ + static_cast<int64_t>(std::llround(static_cast<double>(op.device_ns) * factor)), kDeviceEnd, op.seq, i});
+    push({add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), kDeviceEnd,
+          op.seq, i});
     if (observer_) observer_->on_start(i);
   }
 

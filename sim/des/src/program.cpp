@@ -24,22 +24,27 @@ Resource resource_of(const v1::Op& op) {
   }
 }
 
-int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAccess>& accesses, const CostModel& c) {
-  auto over = [](double bytes, double per_ns) { return static_cast<int64_t>(bytes / per_ns); };
+int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAccess>& accesses,
+                           const CostModel& c) {
+  auto over = [](double bytes, double per_ns) { return duration_ns(bytes / per_ns); };
   switch (op.what_case()) {
     case v1::Op::kMemcpy: {
       const double bytes = static_cast<double>(op.memcpy().bytes());
       const auto d = effective_direction(op.memcpy());
-      const double bw = d == v1::COPY_H2D ? c.h2d_bytes_per_ns : d == v1::COPY_D2H ? c.d2h_bytes_per_ns : c.d2d_bytes_per_ns;
-      return c.copy_latency_ns + over(bytes, bw);
+      const double bw = d == v1::COPY_H2D   ? c.h2d_bytes_per_ns
+                        : d == v1::COPY_D2H ? c.d2h_bytes_per_ns
+                                            : c.d2d_bytes_per_ns;
+      return add_ns(c.copy_latency_ns, over(bytes, bw));
     }
-    case v1::Op::kMemset: return c.copy_latency_ns + over(static_cast<double>(op.memset().bytes()), c.d2d_bytes_per_ns);
+    case v1::Op::kMemset:
+      return add_ns(c.copy_latency_ns, over(static_cast<double>(op.memset().bytes()), c.d2d_bytes_per_ns));
     case v1::Op::kKernel:
     case v1::Op::kGraph: {
       double bytes = 0;
       for (const auto& a : accesses) bytes += static_cast<double>(a.hi - a.lo);
       const int64_t nodes = op.has_graph() ? std::max(1, op.graph().nodes_size()) : 1;
-      return std::max(c.kernel_ns * nodes, over(bytes, c.kernel_bytes_per_ns));
+      return std::max(duration_ns(static_cast<double>(c.kernel_ns) * static_cast<double>(nodes)),
+                      over(bytes, c.kernel_bytes_per_ns));
     }
     default: return 0;
   }
@@ -59,8 +64,13 @@ class Loader {
     resolver_.add_entities(chunk, *p_.tables);
     p_.threads.resize(p_.threads.size() + static_cast<size_t>(chunk.threads_size()));
     for (const v1::Op& op : chunk.ops()) {
-      if (std::string why = hb_.cannot_apply(op); !why.empty()) return why + " (racetrack validate lists every problem)";
+      std::string why = hb_.cannot_apply(op);
+      if (why.empty() && !p_.ops.empty() && op.seq() <= p_.ops.back().seq)
+        why = "op seq " + std::to_string(op.seq()) + ": seq does not increase (previous op was seq " +
+              std::to_string(p_.ops.back().seq) + ")";
+      if (!why.empty()) return why + " (racetrack validate lists every problem)";
       add(op);
+      if (!hb_.exceeded().empty()) return hb_.exceeded();
     }
     return {};
   }
@@ -78,11 +88,13 @@ class Loader {
     s.device = hb::is_device_op(op);
     s.stream = s.device ? op.stream() : 0;
     s.resource = s.device ? resource_of(op) : Resource::kNone;
-    const int64_t call = op.host_end() - op.host_start();
-    s.call_ns = costs_.use_traced_times && call > 0 ? call : costs_.call_ns;
+    const int64_t call = span_ns(op.host_start(), op.host_end());
+    s.call_ns = std::max<int64_t>(0, costs_.use_traced_times && call > 0 ? call : costs_.call_ns);
     if (s.device) {
-      const bool traced = costs_.use_traced_times && op.has_device_start() && op.device_end() > op.device_start();
-      s.device_ns = traced ? op.device_end() - op.device_start() : modelled_device_ns(op, resolved_, costs_);
+      const bool traced =
+          costs_.use_traced_times && op.has_device_start() && op.device_end() > op.device_start();
+      s.device_ns = std::max<int64_t>(0, traced ? span_ns(op.device_start(), op.device_end())
+                                                : modelled_device_ns(op, resolved_, costs_));
     }
     s.accesses = static_cast<uint32_t>(p_.accesses.size());
     for (const auto& a : resolved_) {
@@ -97,9 +109,9 @@ class Loader {
     // Who did what, so (agent, tick) can be turned back into an op.
     note_tick(order.epoch, index);
     p_.threads[s.thread].push_back(index);
-    note_tick({hb_.thread_agent(op.thread()), hb_.thread_clock(op.thread()).get(hb_.thread_agent(op.thread()))},
-              index);
-    for (const auto& node : hb_.graph_nodes()) note_tick(node.epoch, index);
+    note_tick(
+        {hb_.thread_agent(op.thread()), hb_.thread_clock(op.thread()).get(hb_.thread_agent(op.thread()))},
+        index);
 
     const uint32_t own_thread = hb_.thread_agent(op.thread());
     if (s.device) {
@@ -126,21 +138,22 @@ class Loader {
   // Dependencies for every agent whose entry grew from `before` to `after`
   // (except `self`, whose order is the FIFO itself), for the device part
   // of op `index` or its host part.
-  void add_growth(const hb::VectorClock& after, const hb::VectorClock& before, uint32_t self, uint32_t own_thread,
-                  uint32_t index, bool device_part) {
-    for (uint32_t agent = 0; agent < after.size(); ++agent) {
-      const hb::Tick tick = after.get(agent);
-      if (agent == self || tick <= before.get(agent) || tick == 0) continue;
+  void add_growth(const hb::VectorClock& after, const hb::VectorClock& before, uint32_t self,
+                  uint32_t own_thread, uint32_t index, bool device_part) {
+    after.for_each([&](uint32_t agent, hb::Tick tick) {
+      if (agent == self || tick <= before.get(agent)) return;
+      if (agent >= agent_ops_.size() || tick > agent_ops_[agent].size()) return;  // no op has this point
       const uint32_t op = agent_ops_[agent][tick - 1];
       const bool thread = hb_.agent(agent).kind == hb::AgentKind::kThread;
       // A device op depends on its own call having been issued; on any
       // other call having returned.
-      const Dep::Part part = !thread ? Dep::kDeviceEnd : (agent == own_thread && op == index ? Dep::kIssue : Dep::kHostEnd);
+      const Dep::Part part =
+          !thread ? Dep::kDeviceEnd : (agent == own_thread && op == index ? Dep::kIssue : Dep::kHostEnd);
       // Only a blocking call's return waits for its own device part (a
       // graph launch's stream clock covers its own nodes).
-      if (op == index && (part == Dep::kHostEnd || (part == Dep::kDeviceEnd && device_part))) continue;
+      if (op == index && (part == Dep::kHostEnd || (part == Dep::kDeviceEnd && device_part))) return;
       p_.deps.push_back({op, part});
-    }
+    });
   }
 
   Program& p_;
@@ -155,23 +168,28 @@ class Loader {
 }  // namespace
 
 size_t Program::index_of(uint64_t seq) const {
-  auto it = std::lower_bound(ops.begin(), ops.end(), seq, [](const SimOp& o, uint64_t s) { return o.seq < s; });
+  auto it =
+      std::lower_bound(ops.begin(), ops.end(), seq, [](const SimOp& o, uint64_t s) { return o.seq < s; });
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
 }
 
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
+  return load_program(*source, costs, progress);
+}
+
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
   Loader loader(p, costs);
   for (;;) {
-    const uint64_t at = source->position();
-    auto chunk = source->read();
+    const uint64_t at = source.position();
+    auto chunk = source.read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
-    if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, path};
-    if (progress) progress("loading", source->position(), source->size());
+    if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, source.path()};
+    if (progress) progress("loading", source.position(), source.size());
   }
   for (const SimOp& op : p.ops)
     if (op.device && std::find(p.stream_ids.begin(), p.stream_ids.end(), op.stream) == p.stream_ids.end())

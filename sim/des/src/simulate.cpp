@@ -17,7 +17,8 @@ namespace {
 Result<uint32_t> stream_named(const TraceTables& t, const std::string& name) {
   std::string known;
   for (const auto& s : t.streams()) {
-    if (name == std::to_string(s.id()) || (s.name() && t.string(s.name()) == name) || role_name(s.role()) == name)
+    if (name == std::to_string(s.id()) || (s.name() && t.string(s.name()) == name) ||
+        role_name(s.role()) == name)
       return s.id();
     known += (known.empty() ? "" : ", ") + t.stream_label(s.id());
   }
@@ -30,7 +31,8 @@ std::vector<std::string> tainted_regions(const Program& p, const std::vector<boo
     if (!tainted[i]) continue;
     const SimOp& op = p.ops[i];
     for (uint32_t a = op.accesses; a < op.accesses + op.access_count; ++a)
-      if (p.accesses[a].writes && p.accesses[a].label) labels.insert(std::string(p.tables->string(p.accesses[a].label)));
+      if (p.accesses[a].writes && p.accesses[a].label)
+        labels.insert(std::string(p.tables->string(p.accesses[a].label)));
   }
   return {labels.begin(), labels.end()};
 }
@@ -57,11 +59,12 @@ Result<Tracked> tracked_run(const Program& p, const Schedule& s) {
 Result<race::FixEdit> completed(const Program& p, race::FixEdit e) {
   const size_t a = p.index_of(e.after_seq), b = p.index_of(e.before_seq);
   if (a == p.ops.size() || b == p.ops.size())
-    return make_error("--add-wait names an op that is not in the trace (" + std::to_string(e.after_seq) + " or " +
-                      std::to_string(e.before_seq) + ")");
+    return make_error("--add-wait names an op that is not in the trace (" + std::to_string(e.after_seq) +
+                      " or " + std::to_string(e.before_seq) + ")");
   if (!p.ops[a].device)
-    return make_error("--add-wait " + std::to_string(e.after_seq) + ":" + std::to_string(e.before_seq) + ": #" +
-                      std::to_string(e.after_seq) + " is a host call; only stream work can be waited for");
+    return make_error("--add-wait " + std::to_string(e.after_seq) + ":" + std::to_string(e.before_seq) +
+                      ": #" + std::to_string(e.after_seq) +
+                      " is a host call; only stream work can be waited for");
   e.record_stream = p.ops[a].stream;
   e.record_thread = p.ops[a].thread + 1;
   e.wait_stream = p.ops[b].device ? p.ops[b].stream : 0;
@@ -70,9 +73,11 @@ Result<race::FixEdit> completed(const Program& p, race::FixEdit e) {
 }
 
 // Every fix as a dependency: the second op waits for the first op's end.
+// An edit naming an op the program does not have adds nothing.
 Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdit>& edits) {
   for (const auto& e : edits) {
     const size_t a = p.index_of(e.after_seq), b = p.index_of(e.before_seq);
+    if (a >= p.ops.size() || b >= p.ops.size()) continue;
     s.extra_deps[static_cast<uint32_t>(b)].push_back(
         {static_cast<uint32_t>(a), p.ops[a].device ? Dep::kDeviceEnd : Dep::kHostEnd});
   }
@@ -99,11 +104,14 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
   auto given = tracked_run(p, base);
   if (!given) return given.error();
   report.makespan_ns = given->run.makespan_ns;
-  report.corruptions = static_cast<uint64_t>(std::count_if(given->mismatches.begin(), given->mismatches.end(),
-                                                           [](const Mismatch& m) { return m.reader != kInitial; }));
+  report.corruptions =
+      static_cast<uint64_t>(std::count_if(given->mismatches.begin(), given->mismatches.end(),
+                                          [](const Mismatch& m) { return m.reader != kInitial; }));
   report.tainted_ops = given->tainted_count;
   if (!options.output.empty())
-    if (auto s = write_timeline(path, options.output, given->run, v1::CLOCK_DOMAIN_SIMULATED, "racetrack-sim"); !s)
+    if (auto s =
+            write_timeline(path, options.output, given->run, v1::CLOCK_DOMAIN_SIMULATED, "racetrack-sim");
+        !s)
       return s.error();
 
   race::CheckOptions check_options = options.check;
@@ -114,12 +122,13 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
   // One verdict per hazard: under the schedule as given, or adversarially,
   // with the first op held back until everything else has run.
-  const int64_t hold = given->run.makespan_ns + 1;
+  const int64_t hold = add_ns(given->run.makespan_ns, 1);
   for (size_t k = 0; k < check->shown.size(); ++k) {
     const race::Hazard& h = check->shown[k];
     HazardVerdict v;
     v.hazard = h;
-    const uint32_t a = static_cast<uint32_t>(p.index_of(h.first.seq)), b = static_cast<uint32_t>(p.index_of(h.second.seq));
+    const uint32_t a = static_cast<uint32_t>(p.index_of(h.first.seq)),
+                   b = static_cast<uint32_t>(p.index_of(h.second.seq));
     const Tracked* evidence = &*given;
     std::optional<Tracked> adversarial;
     if (options.adversarial && k < options.max_adversarial) {
@@ -137,7 +146,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     }
     auto seq_of = [&](uint32_t index) { return index == kInitial ? uint64_t{0} : p.ops[index].seq; };
     for (const Mismatch& m : evidence->mismatches)
-      if (shows_hazard(m, a, b, h)) v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
+      if (shows_hazard(m, a, b, h))
+        v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
     v.manifested = !v.stale.empty();
     if (v.manifested) {
       v.tainted_ops = evidence->tainted_count;
@@ -163,31 +173,33 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     w.ran = true;
     w.edits = edits.size();
     const Schedule fixed = with_edits(p, base, edits);
-    std::vector<Schedule> schedules{fixed};
-    for (const race::Hazard& h : check->shown) {  // the adversarial schedules again
+    // The fixed trace as given, held back as each demonstrated hazard was
+    // (the first max_adversarial), and under seeded jitter: one schedule at a
+    // time, so memory stays that of one run.
+    const size_t held = std::min(check->shown.size(), options.max_adversarial);
+    for (size_t j = 0; j < 1 + held + options.jitter_schedules; ++j) {
       Schedule s = fixed;
-      s.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = hold;
-      schedules.push_back(std::move(s));
-    }
-    for (uint32_t j = 0; j < options.jitter_schedules; ++j) {
-      Schedule s = fixed;
-      s.jitter_sigma = std::max(0.2, s.jitter_sigma);
-      s.seed = base.seed + 1 + j;
-      schedules.push_back(std::move(s));
-    }
-    for (size_t j = 0; j < schedules.size(); ++j) {
-      if (options.progress) options.progress("trying the fixes", j, schedules.size());
-      auto r = tracked_run(p, schedules[j]);
+      if (j >= 1 && j <= held) {
+        s.delays[static_cast<uint32_t>(p.index_of(check->shown[j - 1].first.seq))] = hold;
+      } else if (j > held) {
+        s.jitter_sigma = std::max(0.2, s.jitter_sigma);
+        s.seed = base.seed + (j - held);
+      }
+      if (options.progress) options.progress("trying the fixes", j, 1 + held + options.jitter_schedules);
+      auto r = tracked_run(p, s);
       if (!r) return r.error();
       if (j == 0) w.makespan_ns = r->run.makespan_ns;
       ++w.schedules_tried;
       if (!r->mismatches.empty()) ++w.corrupted_schedules;
     }
-    w.makespan_change_pct = report.makespan_ns ? 100.0 * static_cast<double>(w.makespan_ns - report.makespan_ns) /
-                                                     static_cast<double>(report.makespan_ns)
-                                               : 0;
-    const std::string temp =
-        (std::filesystem::temp_directory_path() / ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace")).string();
+    w.makespan_change_pct =
+        report.makespan_ns
+            ? 100.0 * (static_cast<double>(w.makespan_ns) - static_cast<double>(report.makespan_ns)) /
+                  static_cast<double>(report.makespan_ns)
+            : 0;
+    const std::string temp = (std::filesystem::temp_directory_path() /
+                              ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace"))
+                                 .string();
     if (auto s = race::write_fixed_trace(path, temp, edits); !s) return s.error();
     auto recheck = race::check_file(temp, check_options);
     std::filesystem::remove(temp);

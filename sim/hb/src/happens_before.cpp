@@ -19,7 +19,9 @@ bool is_device_op(const v1::Op& op) {
 
 namespace {
 
-bool is_host_space(v1::AddressSpace s) { return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST; }
+bool is_host_space(v1::AddressSpace s) {
+  return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST;
+}
 
 // Copies after which the calling thread has waited for the copy (and all
 // earlier work on its stream): blocking cudaMemcpy, host-to-host copies, and
@@ -56,19 +58,50 @@ void HappensBefore::add_entities(const v1::Chunk& chunk) {
   for (const auto& t : chunk.threads()) add_thread(t);
 }
 
-const VectorClock* HappensBefore::record_for_wait(uint32_t event, uint64_t sync_id) const {
-  if (event >= recorded_.size() || !recorded_[event]) return nullptr;
-  if (sync_id != 0 && event < synced_.size())
-    for (const SyncedRecord& r : synced_[event].last)
-      if (r.sync_id == sync_id) return &r.clock;
-  return &events_[event];
+size_t HappensBefore::EventState::entries() const {
+  size_t n = last.entries();
+  if (synced)
+    for (const SyncedRecord& r : synced->last) n += r.clock.entries();
+  return n;
 }
 
-HappensBefore::StreamState& HappensBefore::stream(uint32_t id) { return streams_.at(id - 1); }
-HappensBefore::ThreadState& HappensBefore::thread(uint32_t id) { return threads_.at(id - 1); }
+const VectorClock* HappensBefore::last_record(uint32_t event) const {
+  auto it = events_.find(event);
+  return it == events_.end() ? nullptr : &it->second.last;
+}
 
-uint32_t HappensBefore::stream_agent(uint32_t id) const { return streams_.at(id - 1).agent; }
-uint32_t HappensBefore::thread_agent(uint32_t id) const { return threads_.at(id - 1).agent; }
+const VectorClock* HappensBefore::record_for_wait(uint32_t event, uint64_t sync_id) const {
+  auto it = events_.find(event);
+  if (it == events_.end()) return nullptr;
+  if (sync_id != 0 && it->second.synced)
+    for (const SyncedRecord& r : it->second.synced->last)
+      if (r.sync_id == sync_id) return &r.clock;
+  return &it->second.last;
+}
+
+void HappensBefore::record(uint32_t event, uint64_t sync_id, const VectorClock& clock) {
+  EventState& e = events_[event];
+  e.last = clock;  // the snapshot at record time
+  if (sync_id == 0) return;
+  if (!e.synced) e.synced = std::make_unique<SyncedRecords>();
+  SyncedRecords& kept = *e.synced;
+  kept.last[kept.next] = SyncedRecord{sync_id, clock};
+  kept.next = (kept.next + 1) % kept.last.size();
+}
+
+HappensBefore::StreamState& HappensBefore::stream(uint32_t id) {
+  return streams_.at(id - 1);
+}
+HappensBefore::ThreadState& HappensBefore::thread(uint32_t id) {
+  return threads_.at(id - 1);
+}
+
+uint32_t HappensBefore::stream_agent(uint32_t id) const {
+  return streams_.at(id - 1).agent;
+}
+uint32_t HappensBefore::thread_agent(uint32_t id) const {
+  return threads_.at(id - 1).agent;
+}
 
 void HappensBefore::host_join(ThreadState& t, const VectorClock& c) {
   if (t.clock.join(c)) ++t.joins;
@@ -105,30 +138,8 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
   }
 }
 
-Epoch HappensBefore::tick(StreamState& s) { return Epoch{s.agent, s.clock.tick(s.agent)}; }
-
-Epoch HappensBefore::apply_graph(const v1::GraphLaunch& graph, StreamState& s, ThreadState& t) {
-  prepare(s, t);
-  const auto& nodes = graph.nodes();
-  node_clocks_.assign(nodes.size(), VectorClock());
-  node_orders_.resize(nodes.size());
-  for (int i = 0; i < nodes.size(); ++i) {
-    // Roots wait for earlier stream work; other nodes for their deps too.
-    VectorClock& c = node_clocks_[i];
-    c = s.clock;
-    for (uint32_t dep : nodes[i].deps())
-      if (dep < static_cast<uint32_t>(i)) c.join(node_clocks_[dep]);
-    const uint64_t key = (uint64_t{s.agent} << 32) | static_cast<uint32_t>(i);
-    auto [slot, added] = node_slots_.try_emplace(key, static_cast<uint32_t>(agents_.size()));
-    if (added) agents_.push_back({AgentKind::kGraphNode, static_cast<uint32_t>(i)});
-    if (slot_ticks_.size() <= slot->second) slot_ticks_.resize(slot->second + 1, 0);
-    const Tick node_tick = ++slot_ticks_[slot->second];
-    c.set(slot->second, node_tick);
-    node_orders_[i] = OpOrder{Epoch{slot->second, node_tick}, &c};
-  }
-  // Later work on the stream waits for every node.
-  for (const VectorClock& c : node_clocks_) s.clock.join(c);
-  return tick(s);
+Epoch HappensBefore::tick(StreamState& s) {
+  return Epoch{s.agent, s.clock.tick(s.agent)};
 }
 
 std::string HappensBefore::cannot_apply(const v1::Op& op) const {
@@ -142,55 +153,68 @@ std::string HappensBefore::cannot_apply(const v1::Op& op) const {
   return {};
 }
 
+size_t HappensBefore::touched_entries(const v1::Op& op) const {
+  size_t n = threads_[op.thread() - 1].clock.entries();
+  if (is_device_op(op)) n += streams_[op.stream() - 1].clock.entries();
+  if (op.has_record())
+    if (auto it = events_.find(op.record().event()); it != events_.end()) n += it->second.entries();
+  return n;
+}
+
 OpOrder HappensBefore::apply(const v1::Op& op) {
-  node_orders_.clear();
+  const size_t before = touched_entries(op);
   ThreadState& t = thread(op.thread());
   t.clock.tick(t.agent);  // host program order: every call is a point of its thread
-
+  OpOrder order;
   if (is_device_op(op)) {
-    StreamState& s = stream(op.stream());
-    Epoch epoch;
-    if (op.has_graph()) {
-      epoch = apply_graph(op.graph(), s, t);
-    } else {
-      prepare(s, t);
-      if (op.has_wait()) {
-        // Binds to the generation recorded last (or the one its sync id
-        // names); a never-recorded event is a no-op.
-        if (const VectorClock* c = record_for_wait(op.wait().event(), op.wait().sync_id())) s.clock.join(*c);
-      }
-      epoch = tick(s);
-    }
-    if (op.has_record()) {
-      const uint32_t e = op.record().event();
-      if (events_.size() <= e) {
-        events_.resize(e + 1);
-        recorded_.resize(e + 1, false);
-      }
-      events_[e] = s.clock;  // the snapshot at record time
-      recorded_[e] = true;
-      if (const uint64_t id = op.record().sync_id()) {
-        if (synced_.size() <= e) synced_.resize(e + 1);
-        SyncedRecords& kept = synced_[e];
-        kept.last[kept.next] = SyncedRecord{id, s.clock};
-        kept.next = (kept.next + 1) % kept.last.size();
-      }
-    }
-    if (op.has_memcpy() && copy_joins_host(op.memcpy())) host_join(t, s.clock);
-    if ((op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync()))
-      host_join_device(t, -1);
-    return OpOrder{epoch, &s.clock};
+    order = apply_device(op, t);
+  } else {
+    apply_host(op, t);
+    order = OpOrder{Epoch{t.agent, t.clock.get(t.agent)}, &t.clock};
   }
+  clock_entries_ += touched_entries(op) - before;
+  if (clock_entries_ > max_clock_entries_ && exceeded_.empty())
+    exceeded_ = "op seq " + std::to_string(op.seq()) + ": the happens-before clocks of " +
+                std::to_string(streams_.size()) + " streams, " + std::to_string(threads_.size()) +
+                " threads and " + std::to_string(events_.size()) + " recorded events need more than " +
+                std::to_string(max_clock_entries_) + " entries (16 bytes each), racetrack's limit";
+  return order;
+}
 
+OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
+  StreamState& s = stream(op.stream());
+  prepare(s, t);
+  if (op.has_wait()) {
+    // Binds to the generation recorded last (or the one its sync id names);
+    // a never-recorded event is a no-op.
+    if (const VectorClock* c = record_for_wait(op.wait().event(), op.wait().sync_id())) s.clock.join(*c);
+  }
+  const Epoch epoch = tick(s);
+  OpOrder order{epoch, &s.clock};
+  if (op.has_graph()) {
+    // Rule 9: roots wait for earlier stream work (the clock before the
+    // tick), other nodes for their dependencies too (graph_), and later work
+    // on the stream for every node (the tick). Nodes share the launch's
+    // epoch: nothing outside the launch can wait for a single node.
+    if (std::string why = graph_.build(op.graph(), max_graph_entries_); !why.empty() && exceeded_.empty())
+      exceeded_ = "op seq " + std::to_string(op.seq()) + ": graph launch: " + why;
+    order.graph = &graph_;
+  }
+  if (op.has_record()) record(op.record().event(), op.record().sync_id(), s.clock);
+  if (op.has_memcpy() && copy_joins_host(op.memcpy())) host_join(t, s.clock);
+  if ((op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync()))
+    host_join_device(t, -1);
+  return order;
+}
+
+void HappensBefore::apply_host(const v1::Op& op, ThreadState& t) {
   switch (op.what_case()) {
     case v1::Op::kSync:
       switch (op.sync().kind()) {
         case v1::SYNC_STREAM: host_join(t, stream(op.stream()).clock); break;
-        case v1::SYNC_EVENT: {
-          const uint32_t e = op.sync().event();
-          if (e < recorded_.size() && recorded_[e]) host_join(t, events_[e]);
+        case v1::SYNC_EVENT:
+          if (const VectorClock* c = last_record(op.sync().event())) host_join(t, *c);
           break;
-        }
         case v1::SYNC_DEVICE: host_join_device(t, static_cast<int>(op.sync().device())); break;
         default: break;
       }
@@ -200,9 +224,8 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
       if (!op.query().ready()) break;
       if (op.query().kind() == v1::QUERY_STREAM) {
         host_join(t, stream(op.stream()).clock);
-      } else {
-        const uint32_t e = op.query().event();
-        if (e < recorded_.size() && recorded_[e]) host_join(t, events_[e]);
+      } else if (const VectorClock* c = last_record(op.query().event())) {
+        host_join(t, *c);
       }
       break;
     case v1::Op::kAlloc:
@@ -213,7 +236,6 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
       break;
     default: break;
   }
-  return OpOrder{Epoch{t.agent, t.clock.get(t.agent)}, &t.clock};
 }
 
 }  // namespace racetrack::hb

@@ -183,6 +183,7 @@ std::vector<HbEdge> HbGraph::edges() const {
 }
 
 std::vector<HbEdge> HbGraph::transitive_reduction() const {
+  if (boost::num_vertices(graph_) == 0) return {};  // Boost indexes its first vertex regardless
   boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS> reduced;
   std::vector<size_t> to_reduced(boost::num_vertices(graph_));
   boost::transitive_reduction(graph_, reduced, boost::make_iterator_property_map(to_reduced.begin(), boost::get(boost::vertex_index, graph_)),

@@ -6,7 +6,9 @@
 namespace racetrack::race {
 namespace {
 
-bool is_host(v1::AddressSpace s) { return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST; }
+bool is_host(v1::AddressSpace s) {
+  return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST;
+}
 
 void set_mode(ResolvedAccess& r, v1::AccessMode mode) {
   r.mode_known = mode != v1::MODE_UNKNOWN;
@@ -56,9 +58,12 @@ Result<std::vector<KernelModeRule>> parse_kernel_modes(const std::string& text) 
     std::string field;
     while (words >> field) {
       bool ok = true;
-      if (field.rfind("reads=", 0) == 0) rule.reads = parse_indices(field.substr(6), ok);
-      else if (field.rfind("writes=", 0) == 0) rule.writes = parse_indices(field.substr(7), ok);
-      else ok = false;
+      if (field.rfind("reads=", 0) == 0)
+        rule.reads = parse_indices(field.substr(6), ok);
+      else if (field.rfind("writes=", 0) == 0)
+        rule.writes = parse_indices(field.substr(7), ok);
+      else
+        ok = false;
       if (!ok)
         return make_error("line " + std::to_string(number) + ": expected reads=I,J or writes=I,J (1-based " +
                           "argument words), got '" + field + "'");
@@ -100,9 +105,10 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
   for (const auto& r : chunk.regions()) {
     if (r.id() != regions_defined_ + 1) continue;
     ++regions_defined_;
+    from_start.push_back(r.alloc_seq() == 0);
+    if (r.size() == 0 || r.base() + r.size() < r.base()) continue;  // invalid: resolves nothing
     regions_.emplace(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
                                         r.space(), r.label(), false});
-    from_start.push_back(r.alloc_seq() == 0);
   }
   // Regions with an ALLOC op become live there; the others live from the start.
   for (const auto& op : chunk.ops())
@@ -149,7 +155,7 @@ bool AccessResolver::has_rule(uint32_t kernel_name) const {
   return it != rule_cache_.end() && it->second;
 }
 
-void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, uint16_t index, uint16_t node,
+void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, uint32_t index, uint32_t node,
                                   std::vector<ResolvedAccess>& out) const {
   const RegionInfo* info = region(a.region());
   if (a.region() && !info) return;  // names a freed region: nothing left to resolve it against
@@ -169,10 +175,11 @@ void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, u
   if (r.hi > r.lo) out.push_back(r);
 }
 
-void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t node,
+void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t node,
                                 std::vector<ResolvedAccess>& out) {
   if (k.accesses_size() > 0) {
-    for (int i = 0; i < k.accesses_size(); ++i) add_explicit(k.accesses(i), space, static_cast<uint16_t>(i), node, out);
+    for (int i = 0; i < k.accesses_size(); ++i)
+      add_explicit(k.accesses(i), space, static_cast<uint32_t>(i), node, out);
     return;
   }
   // Only argument words: each word inside a live region may be a pointer to
@@ -211,13 +218,13 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t no
     r.mode_known = known;
     r.precision = tier_of(info.origin) == kSegment ? v1::PRECISION_SEGMENT : v1::PRECISION_BLOCK;
     r.region = id;
-    r.index = static_cast<uint16_t>(i);
+    r.index = static_cast<uint32_t>(i);
     r.node = node;
     out.push_back(r);
   }
 }
 
-void AccessResolver::add_copy(const v1::Memcpy& c, uint16_t node, std::vector<ResolvedAccess>& out) const {
+void AccessResolver::add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const {
   if (c.bytes() == 0) return;
   ResolvedAccess src;
   src.space = space_key(c.src_space(), c.src_device());
@@ -235,11 +242,13 @@ void AccessResolver::add_copy(const v1::Memcpy& c, uint16_t node, std::vector<Re
   dst.writes = true;
   dst.region = find_region(dst.space, dst.lo, dst.hi);
   dst.index = 1;
-  out.push_back(src);
-  out.push_back(dst);
+  // A range that wraps the address space (only in a trace `racetrack
+  // validate` rejects) is no range.
+  if (src.hi > src.lo) out.push_back(src);
+  if (dst.hi > dst.lo) out.push_back(dst);
 }
 
-void AccessResolver::add_memset(const v1::Memset& m, SpaceKey space, uint16_t node,
+void AccessResolver::add_memset(const v1::Memset& m, SpaceKey space, uint32_t node,
                                 std::vector<ResolvedAccess>& out) const {
   if (m.bytes() == 0) return;
   ResolvedAccess r;
@@ -249,12 +258,13 @@ void AccessResolver::add_memset(const v1::Memset& m, SpaceKey space, uint16_t no
   r.writes = true;
   r.region = find_region(r.space, r.lo, r.hi);
   r.node = node;
-  out.push_back(r);
+  if (r.hi > r.lo) out.push_back(r);
 }
 
 void AccessResolver::resolve(const v1::Op& op, std::vector<ResolvedAccess>& out) {
   out.clear();
-  const uint32_t device = op.stream() >= 1 && op.stream() <= stream_device_.size() ? stream_device_[op.stream() - 1] : 0;
+  const uint32_t device =
+      op.stream() >= 1 && op.stream() <= stream_device_.size() ? stream_device_[op.stream() - 1] : 0;
   const SpaceKey space = device_space(device);
   switch (op.what_case()) {
     case v1::Op::kKernel: add_kernel(op.kernel(), space, 0, out); break;
@@ -262,15 +272,18 @@ void AccessResolver::resolve(const v1::Op& op, std::vector<ResolvedAccess>& out)
     case v1::Op::kMemset: add_memset(op.memset(), space, 0, out); break;
     case v1::Op::kHostFunc:
       for (int i = 0; i < op.host_func().accesses_size(); ++i)
-        add_explicit(op.host_func().accesses(i), kHostSpace, static_cast<uint16_t>(i), 0, out);
+        add_explicit(op.host_func().accesses(i), kHostSpace, static_cast<uint32_t>(i), 0, out);
       break;
     case v1::Op::kHostAccess:
       for (int i = 0; i < op.host_access().accesses_size(); ++i)
-        add_explicit(op.host_access().accesses(i), kHostSpace, static_cast<uint16_t>(i), 0, out);
+        add_explicit(op.host_access().accesses(i), kHostSpace, static_cast<uint32_t>(i), 0, out);
       break;
     case v1::Op::kGraph:
-      for (const auto& node : op.graph().nodes()) {
-        const uint16_t n = static_cast<uint16_t>(node.index() + 1);
+      // Nodes by position (+ 1), as HappensBefore orders them: a node's
+      // own index field is only checked by the validator.
+      for (int i = 0; i < op.graph().nodes_size(); ++i) {
+        const v1::GraphNode& node = op.graph().nodes(i);
+        const uint32_t n = static_cast<uint32_t>(i) + 1;
         if (node.has_kernel()) add_kernel(node.kernel(), space, n, out);
         if (node.has_memcpy()) add_copy(node.memcpy(), n, out);
         if (node.has_memset()) add_memset(node.memset(), space, n, out);

@@ -112,8 +112,9 @@ uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uin
   s.op_kind = op_kind(op);
   if (op.has_kernel()) s.name = op.kernel().name();
   if (op.has_host_func()) s.name = op.host_func().name();
-  if (op.has_graph() && a.node && op.graph().nodes(a.node - 1).has_kernel())
-    s.name = op.graph().nodes(a.node - 1).kernel().name();
+  if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
+      op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
+    s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
   if (op.has_memcpy()) s.direction = effective_direction(op.memcpy());
   s.stream = hb::is_device_op(op) ? op.stream() : 0;
   s.thread = op.thread();
@@ -249,13 +250,17 @@ void Checker::State::process(const v1::Op& op) {
   resolver.on_op(op);
   recorded.on_op(op);
   const hb::OpOrder order = hb.apply(op);
+  if (!hb.exceeded().empty()) {
+    bad_input = hb.exceeded();
+    return;
+  }
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
   for (const ResolvedAccess& a : accesses) {
-    const hb::OpOrder& o = a.node && a.node <= hb.graph_nodes().size() ? hb.graph_nodes()[a.node - 1] : order;
+    const hb::OpOrder o = order.at_node(a.node);
     const uint32_t side = new_side(op, a, o.epoch.agent);
     conflicts.clear();
-    shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, side, a.reads, a.writes}, *o.clock, conflicts);
+    shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
     if (conflicts.empty()) continue;
     // One hazard per earlier access, over the hull of the bytes they share.
     std::sort(conflicts.begin(), conflicts.end());
@@ -465,6 +470,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     }
     if (options.progress) options.progress("verifying fixes", again->position(), again->size());
   }
+  if (auto why = recheck.bad_input()) return Error{*why, {}, path};
   const CheckResult after = recheck.finish();
   std::set<HazardKey> remaining;
   for (const Hazard& h : after.shown) remaining.insert(h.key());

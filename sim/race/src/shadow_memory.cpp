@@ -16,7 +16,7 @@ void ShadowMemory::split(Map& map, uint64_t at) {
 }
 
 void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const ShadowEntry& entry,
-                          const hb::VectorClock& clock, std::vector<Conflict>& conflicts) {
+                          const hb::OpOrder& order, std::vector<Conflict>& conflicts) {
   if (lo >= hi) return;
   Map& map = spaces_[space];
   split(map, lo);
@@ -35,13 +35,14 @@ void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const Shadow
     for (const ShadowEntry& earlier : entries) {
       if (earlier.side == entry.side) continue;  // the same access seen again
       const bool conflict = earlier.writes || entry.writes;
-      if (conflict && !clock.covers(earlier.epoch)) conflicts.push_back({earlier.side, it->first, seg.hi});
+      if (conflict && !order.covers(earlier.epoch(), earlier.node))
+        conflicts.push_back({earlier.side, it->first, seg.hi});
     }
     // Drop what this access supersedes: ordered before it, and overwritten
     // (a write) or re-read (a plain read after a plain read).
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [&](const ShadowEntry& e) {
-                                   if (!clock.covers(e.epoch)) return false;
+                                   if (!order.covers(e.epoch(), e.node)) return false;
                                    return entry.writes || !e.writes;
                                  }),
                   entries.end());

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "stamps.h"
@@ -31,21 +32,43 @@ class HostReplay {
       if (p.ops[i].device) streams_[p.ops[i].stream].push_back(i);
   }
 
-  HostRun run() {
+  Result<HostRun> run() {
+    std::vector<uint32_t> callers;  // host threads with calls
+    for (uint32_t t = 0; t < p_.threads.size(); ++t)
+      if (!p_.threads[t].empty()) callers.push_back(t);
+    const size_t needed = callers.size() + streams_.size();
+    if (needed > kMaxReplayThreads)
+      return make_error("replay runs one CPU thread per stream and per host thread: this trace needs " +
+                        std::to_string(needed) + " (" + std::to_string(streams_.size()) + " streams, " +
+                        std::to_string(callers.size()) + " host threads), more than racetrack's limit of " +
+                        std::to_string(kMaxReplayThreads));
     start_ = Clock::now();
     std::vector<std::thread> workers;
-    std::vector<std::vector<des::Mismatch>> found(p_.threads.size() + streams_.size());
+    std::vector<std::vector<des::Mismatch>> found(needed);
     size_t slot = 0;
-    for (uint32_t t = 0; t < p_.threads.size(); ++t)
-      workers.emplace_back([this, t, &out = found[slot++]] { host_thread(t, out); });
-    for (const auto& [stream, ops] : streams_)
-      workers.emplace_back([this, &ops = ops, &out = found[slot++]] { stream_worker(ops, out); });
+    try {
+      for (uint32_t t : callers)
+        workers.emplace_back([this, t, &out = found[slot++]] { host_thread(t, out); });
+      for (const auto& [stream, ops] : streams_)
+        workers.emplace_back([this, &ops = ops, &out = found[slot++]] { stream_worker(ops, out); });
+    } catch (const std::system_error& e) {
+      // Release the threads already started from their waits.
+      {
+        std::lock_guard lock(mutex_);
+        abort_.store(true);
+      }
+      done_.notify_all();
+      for (auto& w : workers) w.join();
+      return make_error("replay cannot start thread " + std::to_string(workers.size() + 1) + " of " +
+                        std::to_string(needed) + ": " + e.what());
+    }
     for (auto& w : workers) w.join();
     HostRun run;
     for (auto& f : found) run.mismatches.insert(run.mismatches.end(), f.begin(), f.end());
-    add_final_mismatches(p_, plan_, [this](uint32_t space, uint64_t g) {
-      return arenas_.at(space)[g].load(std::memory_order_relaxed);
-    }, run.mismatches);
+    add_final_mismatches(
+        p_, plan_,
+        [this](uint32_t space, uint64_t g) { return arenas_.at(space)[g].load(std::memory_order_relaxed); },
+        run.mismatches);
     sort_mismatches(run.mismatches);
     for (const des::OpTimes& t : times_)
       run.times.makespan_ns = std::max({run.times.makespan_ns, t.host_end, t.device_end});
@@ -54,7 +77,9 @@ class HostReplay {
   }
 
  private:
-  int64_t now() const { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count(); }
+  int64_t now() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count();
+  }
 
   void spin(int64_t ns) const {
     if (!o_.traced_timing || ns <= 0) return;
@@ -73,14 +98,18 @@ class HostReplay {
   }
 
   void wait_for(const des::Dep& d) {
-    const uint8_t need = d.part == des::Dep::kIssue ? kIssued : d.part == des::Dep::kHostEnd ? kHostDone : kDeviceDone;
+    const uint8_t need = d.part == des::Dep::kIssue     ? kIssued
+                         : d.part == des::Dep::kHostEnd ? kHostDone
+                                                        : kDeviceDone;
     if (flags_[d.op].load(std::memory_order_acquire) & need) return;
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return flags_[d.op].load(std::memory_order_acquire) & need; });
+    done_.wait(lock, [&] { return abort_.load() || (flags_[d.op].load(std::memory_order_acquire) & need); });
   }
 
-  void wait_all(uint32_t first, uint32_t count) {
+  // False when the run is aborted.
+  bool wait_all(uint32_t first, uint32_t count) {
     for (uint32_t k = first; k < first + count; ++k) wait_for(p_.deps[k]);
+    return !abort_.load(std::memory_order_relaxed);
   }
 
   void hold(uint32_t op) {
@@ -98,7 +127,8 @@ class HostReplay {
       for (uint64_t g = c.g0; g < c.g1; ++g) {
         const uint32_t seen = arena[g].load(std::memory_order_relaxed);
         if (seen != c.expected)
-          add_granule_mismatch(plan_, {op, writer_of(c.expected), writer_of(seen), c.space, c.lo, c.hi}, g, out);
+          add_granule_mismatch(plan_, {op, writer_of(c.expected), writer_of(seen), c.space, c.lo, c.hi}, g,
+                               out);
       }
     }
   }
@@ -123,7 +153,7 @@ class HostReplay {
       times_[op].issue = now();
       if (!s.device) check_reads(op, checks, out);
       mark(op, kIssued);
-      wait_all(s.host_deps, s.host_dep_count);
+      if (!wait_all(s.host_deps, s.host_dep_count)) return;
       if (!s.device) stamp_writes(op, writes);
       times_[op].host_end = now();
       mark(op, kHostDone);
@@ -135,7 +165,7 @@ class HostReplay {
     std::vector<GranuleWrite> writes;
     for (uint32_t op : ops) {
       const des::SimOp& s = p_.ops[op];
-      wait_all(s.device_deps, s.device_dep_count);
+      if (!wait_all(s.device_deps, s.device_dep_count)) return;
       hold(op);
       times_[op].device_start = now();
       check_reads(op, checks, out);
@@ -156,13 +186,14 @@ class HostReplay {
   std::map<uint32_t, std::vector<uint32_t>> streams_;
   std::mutex mutex_;
   std::condition_variable done_;
+  std::atomic<bool> abort_{false};  // a thread could not be started (set under mutex_)
   Clock::time_point start_;
 };
 
 }  // namespace
 
-HostRun run_on_host(const des::Program& program, const ArenaPlan& plan, const des::ValueTracker& reference,
-                    const HostRunOptions& options) {
+Result<HostRun> run_on_host(const des::Program& program, const ArenaPlan& plan,
+                            const des::ValueTracker& reference, const HostRunOptions& options) {
   return HostReplay(program, plan, reference, options).run();
 }
 

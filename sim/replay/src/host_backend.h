@@ -19,6 +19,10 @@ struct HostRunOptions {
   std::unordered_map<uint32_t, int64_t> delays;  // op index -> ns held back
 };
 
+// One CPU thread per stream with ops and per host thread with calls: more
+// than this are refused (a clear error, not std::system_error).
+inline constexpr size_t kMaxReplayThreads = 1024;
+
 struct HostRun {
   des::RunResult times;
   // Reads that saw another version than the sequential run, then granules
@@ -27,7 +31,9 @@ struct HostRun {
   std::vector<des::Mismatch> mismatches;
 };
 
-HostRun run_on_host(const des::Program& program, const ArenaPlan& plan, const des::ValueTracker& reference,
-                    const HostRunOptions& options);
+// Fails when the run needs more than kMaxReplayThreads threads or the
+// system refuses one.
+Result<HostRun> run_on_host(const des::Program& program, const ArenaPlan& plan,
+                            const des::ValueTracker& reference, const HostRunOptions& options);
 
 }  // namespace racetrack::replay

@@ -6,7 +6,13 @@
 namespace racetrack::replay {
 namespace {
 
-uint64_t round_up(uint64_t v, uint64_t g) { return (v + g - 1) / g * g; }
+// Traced ranges may be as large as the address space: sums saturate.
+uint64_t add_sat(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+uint64_t round_up(uint64_t v, uint64_t g) {
+  return v % g ? add_sat(v, g - v % g) : v;
+}
 
 }  // namespace
 
@@ -15,18 +21,27 @@ ArenaPlan ArenaPlan::build(const des::Program& program, uint64_t granule, uint64
   plan.granule_ = std::max<uint64_t>(granule, 4);
   // Union of all accessed ranges per space.
   std::vector<Island> ranges;
-  for (const auto& a : program.accesses) ranges.push_back({a.space, a.lo, a.hi, 0, 0});
-  std::sort(ranges.begin(), ranges.end(),
-            [](const Island& x, const Island& y) { return std::tie(x.space, x.lo) < std::tie(y.space, y.lo); });
+  for (const auto& a : program.accesses)
+    if (a.hi > a.lo) ranges.push_back({a.space, a.lo, a.hi, 0, 0});
+  std::sort(ranges.begin(), ranges.end(), [](const Island& x, const Island& y) {
+    return std::tie(x.space, x.lo) < std::tie(y.space, y.lo);
+  });
   for (const Island& r : ranges) {
     if (!plan.islands_.empty() && plan.islands_.back().space == r.space && r.lo <= plan.islands_.back().hi)
       plan.islands_.back().hi = std::max(plan.islands_.back().hi, r.hi);
     else
       plan.islands_.push_back(r);
   }
-  for (const Island& i : plan.islands_) plan.traced_bytes_ += round_up(i.hi - i.lo, plan.granule_) + plan.granule_;
-  if (memory_limit && plan.traced_bytes_ > memory_limit)
-    plan.scale_ = static_cast<double>(memory_limit) / static_cast<double>(plan.traced_bytes_);
+  double traced = 0;  // exact enough for the scale where traced_bytes_ saturates
+  for (const Island& i : plan.islands_) {
+    const uint64_t bytes = add_sat(round_up(i.hi - i.lo, plan.granule_), plan.granule_);
+    plan.traced_bytes_ = add_sat(plan.traced_bytes_, bytes);
+    traced += static_cast<double>(bytes);
+  }
+  // With no memory limit the arena still has at most kMaxGranules stamps.
+  const uint64_t cap = plan.granule_ > UINT64_MAX / kMaxGranules ? UINT64_MAX : kMaxGranules * plan.granule_;
+  const uint64_t limit = memory_limit ? std::min(memory_limit, cap) : cap;
+  if (plan.traced_bytes_ > limit) plan.scale_ = static_cast<double>(limit) / traced;
   // Lay islands out per space; a base congruent to lo modulo the granule
   // keeps granule boundaries where the trace has them.
   race::SpaceKey space = UINT32_MAX;
@@ -37,7 +52,10 @@ ArenaPlan ArenaPlan::build(const des::Program& program, uint64_t granule, uint64
       next = 0;
     }
     const uint64_t g = plan.granule_;
-    i.arena_bytes = std::max(g, round_up(static_cast<uint64_t>(std::ceil(static_cast<double>(i.hi - i.lo) * plan.scale_)), g));
+    const uint64_t length =
+        plan.scale_ < 1.0 ? static_cast<uint64_t>(std::ceil(static_cast<double>(i.hi - i.lo) * plan.scale_))
+                          : i.hi - i.lo;
+    i.arena_bytes = std::max(g, round_up(length, g));
     i.arena_base = plan.scale_ < 1.0 ? next : round_up(next, g) + i.lo % g;
     next = i.arena_base + i.arena_bytes + g;
   }

@@ -13,11 +13,29 @@
 namespace racetrack::replay {
 namespace {
 
+constexpr int64_t kMaxStressNs = 10'000'000'000;
+
 uint64_t mix(uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+// With traced timing, scales every duration by one factor so that their sum
+// (a run's length if nothing overlapped) fits the budget; returns the factor.
+double fit_time_budget(des::Program& p, const ReplayOptions& options) {
+  double traced_ns = 0;
+  for (const des::SimOp& op : p.ops)
+    traced_ns += static_cast<double>(op.call_ns) + static_cast<double>(op.device_ns);
+  const double budget = static_cast<double>(std::max<int64_t>(0, options.traced_budget_ns));
+  if (!options.traced_timing || traced_ns <= budget) return 1.0;
+  const double scale = budget / traced_ns;
+  for (des::SimOp& op : p.ops) {
+    op.call_ns = static_cast<int64_t>(static_cast<double>(op.call_ns) * scale);
+    op.device_ns = static_cast<int64_t>(static_cast<double>(op.device_ns) * scale);
+  }
+  return scale;
 }
 
 }  // namespace
@@ -31,6 +49,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   }
   auto program = des::load_program(path, des::CostModel{}, options.progress);
   if (!program) return program.error();
+  const double time_scale = fit_time_budget(*program, options);
   const des::Program& p = *program;
   const ArenaPlan plan = ArenaPlan::build(p, options.granule, options.memory_limit);
   const des::ValueTracker reference(p);
@@ -48,6 +67,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   report.islands = plan.islands().size();
   report.traced_bytes = plan.traced_bytes();
   report.scale = plan.scale();
+  report.time_scale = time_scale;
   for (const race::Hazard& h : check->shown) report.hazards.push_back({h, 0, {}});
 
   // The backend: one run of the plan with the given delays.
@@ -64,7 +84,8 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     run_backend = [&](const HostRunOptions& o) -> Result<HostRun> {
       DeviceRun measured;
       std::string run_error;
-      if (!gpu->run(o.delays, o.traced_timing, measured, run_error)) return make_error("--backend cuda: " + run_error);
+      if (!gpu->run(o.delays, o.traced_timing, measured, run_error))
+        return make_error("--backend cuda: " + run_error);
       return assemble_run(p, plan, launches, std::move(measured));
     };
   }
@@ -83,7 +104,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     // and gives each of two such hazards its turn.
     if (options.stress)
       for (const race::Hazard& h : check->shown) {
-        const int64_t half = options.stress_ns / 2;
+        const int64_t half = std::clamp<int64_t>(options.stress_ns, 2, kMaxStressNs) / 2;
         const uint64_t r = mix(options.seed * 1000003 + (run / 2) * 7919 + h.first.seq);
         const int64_t delay = half + static_cast<int64_t>(r % static_cast<uint64_t>(half + 1));
         o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = run % 2 ? 3 * half - delay : delay;

@@ -18,8 +18,12 @@ std::pair<uint64_t, uint64_t> traced_span(const ArenaPlan& plan, uint64_t lo, ui
   auto back = [&](uint64_t y) {
     if (y <= a) return lo;
     const double s = plan.scale();
-    const uint64_t d = s >= 1.0 ? y - a : static_cast<uint64_t>(std::ceil(static_cast<double>(y - a) / s));
-    return std::min(hi, lo + d);
+    // Scaled back, an offset may exceed the range (and uint64_t): clamp first.
+    const double scaled = s >= 1.0 ? 0 : std::ceil(static_cast<double>(y - a) / s);
+    const uint64_t d = s >= 1.0                                 ? y - a
+                       : scaled >= static_cast<double>(hi - lo) ? hi - lo
+                                                                : static_cast<uint64_t>(scaled);
+    return lo + std::min(d, hi - lo);
   };
   return {back(g * plan.granule()), back((g + 1) * plan.granule())};
 }

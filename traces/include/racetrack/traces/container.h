@@ -20,17 +20,27 @@
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/result.h"
 
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+
 namespace racetrack {
 
-namespace v1 = ::racetrack::v1;
+// The schema's messages are racetrack::v1::* (racetrack.pb.h), so `v1::`
+// names them in every namespace inside racetrack, no alias needed.
 
 inline constexpr char kMagic[6] = {'R', 'T', 'R', 'A', 'C', 'E'};
 inline constexpr uint16_t kFormatVersion = 1;
 inline constexpr size_t kFileHeaderSize = 8;
 inline constexpr size_t kFrameHeaderSize = 16;
-// A frame larger than this is treated as corruption, not as a reason to
-// allocate: writers never produce chunks anywhere near it.
-inline constexpr uint32_t kMaxFrameBytes = 1u << 30;
+// Limits on one chunk, so that no frame makes a reader allocate more than
+// its bytes justify (docs/trace-format.md): a frame's stored and raw
+// (decompressed) sizes are at most 256 MiB, and the decoded Chunk may take
+// at most 512 MiB of memory (a bound computed from the wire format before
+// parsing). Writers never come near either: they write 32768 ops a chunk.
+inline constexpr uint32_t kMaxFrameBytes = 256u << 20;
+inline constexpr uint64_t kMaxDecodedChunkBytes = uint64_t{512} << 20;
+// zstd frames may ask for a window of at most 2^25 bytes (what levels up to
+// 20 use); a larger one is refused before the decoder allocates it.
+inline constexpr int kMaxZstdWindowLog = 25;
 
 enum class Codec : uint8_t { kNone = 0, kZstd = 1 };
 
@@ -113,12 +123,21 @@ class ChunkReader {
   // empty view with `at_end` set at a clean end of file.
   Result<std::string_view> read_frame(bool& at_end);
 
+  // Decompresses stored_ into raw_, stopping at the declared raw size.
+  Status inflate(uint32_t raw_size, uint64_t at);
+  // Refuses a chunk that would take more than kMaxDecodedChunkBytes.
+  Status check_decoded_size(std::string_view raw, uint64_t at) const;
+
+  struct ZstdFree {
+    void operator()(ZSTD_DCtx* d) const;
+  };
   FilePtr file_;
   uint64_t file_size_ = 0;
   uint16_t version_ = 0;
   uint64_t offset_ = kFileHeaderSize;
   std::vector<char> stored_;
   std::vector<char> raw_;
+  std::unique_ptr<ZSTD_DCtx, ZstdFree> zstd_;
   // Chunks decode into an arena over one reusable block: no malloc per op.
   std::unique_ptr<char[]> arena_block_;
   std::unique_ptr<google::protobuf::Arena> arena_;

@@ -15,7 +15,28 @@
 #include "racetrack/traces/progress.h"
 #include "racetrack/traces/tables.h"
 
+namespace racetrack {
+class TraceSource;
+}
+
 namespace racetrack::des {
+
+// Times are int64 ns and a valid trace may hold any of them, so the model's
+// arithmetic saturates at the ends of the range instead of overflowing.
+inline int64_t add_ns(int64_t a, int64_t b) {
+  int64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? (b > 0 ? INT64_MAX : INT64_MIN) : sum;
+}
+// end - start, saturating.
+inline int64_t span_ns(int64_t start, int64_t end) {
+  int64_t span;
+  return __builtin_sub_overflow(end, start, &span) ? (end > start ? INT64_MAX : INT64_MIN) : span;
+}
+// A modelled duration as ns in [0, INT64_MAX] (NaN: 0).
+inline int64_t duration_ns(double ns) {
+  if (!(ns > 0)) return 0;
+  return ns >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(ns);
+}
 
 // What a device part occupies while it runs.
 enum class Resource : uint8_t { kNone, kKernel, kCopyH2D, kCopyD2H, kCopyOther };
@@ -26,9 +47,9 @@ struct CostModel {
   double d2h_bytes_per_ns = 25.0;
   double d2d_bytes_per_ns = 1000.0;
   int64_t copy_latency_ns = 2000;
-  int64_t kernel_ns = 20000;  // a kernel with no recorded time
+  int64_t kernel_ns = 20000;            // a kernel with no recorded time
   double kernel_bytes_per_ns = 2000.0;  // or its bytes at HBM speed, if longer
-  int64_t call_ns = 2000;  // a host call with no recorded duration
+  int64_t call_ns = 2000;               // a host call with no recorded duration
   bool use_traced_times = true;
 };
 
@@ -65,13 +86,20 @@ struct Program {
   std::vector<Dep> deps;
   std::vector<SimAccess> accesses;
   std::vector<std::vector<uint32_t>> threads;  // op indices of each thread, in order
-  std::vector<uint32_t> stream_ids;             // streams that have ops
+  std::vector<uint32_t> stream_ids;            // streams that have ops
   std::shared_ptr<TraceTables> tables;
   uint32_t h2d_engines = 1, d2h_engines = 1;
 
   size_t index_of(uint64_t seq) const;  // ops.size() when absent
 };
 
-Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress = {});
+// Loads a trace (validated, as TraceSource::open reads it); the second form
+// takes a source opened by the caller, which may skip validation: the loader
+// itself refuses what it cannot model (undefined threads and streams, seqs
+// that do not increase) with an error.
+Result<Program> load_program(const std::string& path, const CostModel& costs,
+                             const Progress& progress = {});
+Result<Program> load_program(TraceSource& source, const CostModel& costs,
+                             const Progress& progress = {});
 
 }  // namespace racetrack::des

@@ -29,8 +29,8 @@ struct ResolvedAccess {
   bool mode_known = true;
   v1::Precision precision = v1::PRECISION_EXACT;
   uint32_t region = 0;  // finest live region containing lo, 0 if none
-  uint16_t index = 0;   // position among the op's accesses
-  uint16_t node = 0;    // graph node index + 1; 0 outside graphs
+  uint32_t index = 0;   // position among the op's (or graph node's) accesses
+  uint32_t node = 0;    // graph node position + 1; 0 outside graphs
 };
 
 // Which argument words of a kernel are read and which written, for kernels
@@ -84,11 +84,11 @@ class AccessResolver {
   enum Tier { kAnnotation, kBlock, kSegment, kTiers };
   static Tier tier_of(v1::RegionOrigin origin);
   void set_live(uint32_t id, bool live);
-  void add_explicit(const v1::Access& a, SpaceKey default_space, uint16_t index, uint16_t node,
+  void add_explicit(const v1::Access& a, SpaceKey default_space, uint32_t index, uint32_t node,
                     std::vector<ResolvedAccess>& out) const;
-  void add_kernel(const v1::Kernel& k, SpaceKey space, uint16_t node, std::vector<ResolvedAccess>& out);
-  void add_copy(const v1::Memcpy& c, uint16_t node, std::vector<ResolvedAccess>& out) const;
-  void add_memset(const v1::Memset& m, SpaceKey space, uint16_t node, std::vector<ResolvedAccess>& out) const;
+  void add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out);
+  void add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const;
+  void add_memset(const v1::Memset& m, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out) const;
   const KernelModeRule* rule_for(uint32_t name);
 
   std::vector<KernelModeRule> rules_;

@@ -47,8 +47,8 @@ struct HazardSide {
 // Identity of a hazard for comparisons and tests.
 struct HazardKey {
   uint64_t first_seq, second_seq;
-  uint16_t first_access, second_access;
-  uint16_t first_node, second_node;
+  uint32_t first_access, second_access;
+  uint32_t first_node, second_node;
   auto operator<=>(const HazardKey&) const = default;
 };
 

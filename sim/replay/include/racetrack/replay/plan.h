@@ -20,6 +20,11 @@ struct Island {
 
 class ArenaPlan {
  public:
+  // Stamps an arena may have even without a memory limit: 2^28 (1 GiB of
+  // host memory for the host backend's 4-byte stamps).
+  static constexpr uint64_t kMaxGranules = uint64_t{1} << 28;
+
+  // `memory_limit` 0: no limit but kMaxGranules.
   static ArenaPlan build(const des::Program& program, uint64_t granule, uint64_t memory_limit);
 
   // Arena offset of a traced address inside an island of `space`.

@@ -18,10 +18,14 @@ struct ReplayOptions {
   bool stress = false;           // hold the first op of each hazard back
   uint32_t repeat = 1;
   uint64_t seed = 1;
-  bool traced_timing = true;     // ops take their traced time; false: as fast as possible
-  uint64_t granule = 4096;       // bytes per version stamp
+  bool traced_timing = true;  // ops take their traced time; false: as fast as possible
+  // With traced timing, durations are scaled down by one factor when their
+  // sum (what a run takes if nothing overlaps) exceeds this, so a run
+  // never takes much longer: 60 s.
+  int64_t traced_budget_ns = 60'000'000'000;
+  uint64_t granule = 4096;               // bytes per version stamp
   uint64_t memory_limit = 256ull << 20;  // arena bytes; larger footprints are scaled down
-  int64_t stress_ns = 20000000;  // longest targeted delay (ns)
+  int64_t stress_ns = 20000000;          // longest targeted delay (ns), at most 10 s
   race::CheckOptions check;
   std::string output;  // the replayed timeline (measured times)
   Progress progress;   // loading, checking, each run
@@ -37,13 +41,14 @@ struct ReplayReport {
   std::string trace, backend;
   uint64_t ops = 0;
   uint32_t runs = 0;
-  double ops_per_second = 0;  // issue rate of the first run
-  int64_t wall_ns = 0;        // first run
+  double ops_per_second = 0;     // issue rate of the first run
+  int64_t wall_ns = 0;           // first run
   uint64_t corrupted_reads = 0;  // over all runs
   std::vector<ReplayHazard> hazards;
   size_t islands = 0;
   uint64_t traced_bytes = 0;
   double scale = 1;
+  double time_scale = 1;  // traced durations were multiplied by this (traced_budget_ns)
   std::shared_ptr<const TraceTables> tables;
 };
 
