@@ -32,7 +32,7 @@ struct CallTables {
 
 CallTables merge_families() {
   const std::array families = {launch_calls(), copy_calls(),  memset_calls(), memory_calls(),
-                               sync_calls(),   graph_calls(), nvtx_calls()};
+                               sync_calls(),   graph_calls(), module_calls(), nvtx_calls()};
   CallTables tables;
   for (const std::span<const CallSpec> family : families) {
     for (const CallSpec& call : family) {

@@ -37,6 +37,9 @@ class DriverQueries {
   virtual uint32_t context_id(CUcontext context) = 0;
   virtual uint64_t graph_exec_id(uint64_t graph_exec) = 0;
   virtual uint64_t graph_node_id(uint64_t graph_node) = 0;
+  // The CUmodule holding a launched CUfunction or CUkernel, 0 when the
+  // driver cannot tell. Implementations cache per handle.
+  virtual uint64_t function_module(uint64_t function_handle) = 0;
 };
 
 // The caller's scratch space for variable-length data (argument words, NVTX
@@ -66,8 +69,11 @@ void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const C
                      DriverQueries& queries, ApiEvent& event);
 // NVTX push/pop/mark (ASCII messages; others are recorded without text).
 bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event, Payload& payload);
-// Graph node creation, cloning and dependencies.
+// Graph node creation, cloning and dependencies; module loads.
 bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data, DriverQueries& queries,
                      ApiEvent& event);
+// The image of a MODULE_LOADED callback (valid only inside the callback:
+// copy it); empty for other callbacks.
+std::span<const uint8_t> module_image(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
 
 }  // namespace racetrack::capture

@@ -1,6 +1,6 @@
 // What the callback decoder's API families are made of. Each family
 // (callback_decoder_<family>.cpp: launches, copies, memsets, memory,
-// sync, graphs, nvtx) lists its recorded callbacks in a table of CallSpecs,
+// sync, graphs, modules, nvtx) lists its recorded callbacks in a table of CallSpecs,
 // each with the reader that takes that call's fields from its parameter
 // struct (CUPTI_NOTES §3.2); callback_decoder.cpp merges the tables and
 // dispatches. Every field read is pinned by a static_assert with the CUDA
@@ -79,6 +79,7 @@ std::span<const CallSpec> memset_calls();
 std::span<const CallSpec> memory_calls();
 std::span<const CallSpec> sync_calls();
 std::span<const CallSpec> graph_calls();
+std::span<const CallSpec> module_calls();
 std::span<const CallSpec> nvtx_calls();
 
 // NVTX text into the payload (callback_decoder_nvtx.cpp).

@@ -96,6 +96,7 @@ bool read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Paylo
     RACETRACK_FIELD_AT(Params, extra, 56);
     extra = p.extra;
   }
+  event.module = queries.function_module(event.handle);
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, extra, event, payload);
   return true;
 }
@@ -127,6 +128,7 @@ bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Pa
     event.shared_mem = config.sharedMemBytes;
     set_stream(event, u64(config.hStream));
   }
+  event.module = queries.function_module(event.handle);
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, p.extra, event, payload);
   return true;
 }
