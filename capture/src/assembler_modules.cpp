@@ -6,6 +6,11 @@
 namespace racetrack::capture {
 namespace {
 
+// Chunks stay far below the container's 1 GiB frame limit: the pending
+// chunk is written once its images reach ModuleOptions::chunk_image_bytes,
+// and a single image larger than this is never stored.
+constexpr uint64_t kMaxImageBytes = 512ull << 20;
+
 constexpr uint8_t kSttFunc = 2;          // ELF symbol type FUNC
 constexpr uint8_t kStoCudaEntry = 0x10;  // a kernel (an entry point), not a device function
 
@@ -35,20 +40,19 @@ void ModuleTable::on_event(const ApiEvent& e) {
   pending_.erase(it);
 }
 
-// Only a single candidate is tied: several loads before one call (eager
-// loading of every module at once) say nothing about which is the call's.
+// Every load the call explains is a candidate; resolving takes them only
+// when they all hold the same content (several modules loaded at once, by
+// eager loading, say nothing about which one is the call's).
 void ModuleTable::bind(const std::vector<PendingLoad>& loads, uint64_t correlation, bool untagged_too,
                        uint64_t module_handle, uint64_t function) {
-  const PendingLoad* candidate = nullptr;
+  std::vector<uint64_t> candidates;
   for (const PendingLoad& load : loads) {
     const bool inside = correlation != 0 && load.correlation == correlation;
-    if (!inside && !(untagged_too && load.correlation == 0)) continue;
-    if (candidate != nullptr) return;
-    candidate = &load;
+    if (inside || (untagged_too && load.correlation == 0)) candidates.push_back(load.cupti_module);
   }
-  if (candidate == nullptr) return;
-  if (module_handle != 0) by_handle_[module_handle] = candidate->cupti_module;
-  if (function != 0) by_function_[function] = candidate->cupti_module;
+  if (candidates.empty()) return;
+  if (module_handle != 0) by_handle_[module_handle] = candidates;
+  if (function != 0) by_function_[function] = std::move(candidates);
 }
 
 void ModuleTable::add_image(uint64_t cupti_module, std::span<const uint8_t> image, std::string_view source) {
@@ -59,15 +63,27 @@ void ModuleTable::add_image(uint64_t cupti_module, std::span<const uint8_t> imag
     cupti_to_trace_[cupti_module] = known->second;
     return;
   }
+  const bool fits =
+      image.size() <= kMaxImageBytes && stats_.image_bytes + image.size() <= options_.max_image_bytes;
+  const bool keep = options_.keep_images && fits;
+  if (out_.generation() != generation_) {
+    generation_ = out_.generation();
+    pending_image_bytes_ = 0;
+  }
+  if (keep && pending_image_bytes_ > 0 && pending_image_bytes_ + image.size() > options_.chunk_image_bytes) {
+    (void)out_.flush();  // a write error stays in out_.status() and ends the capture
+    generation_ = out_.generation();
+    pending_image_bytes_ = 0;
+  }
   const uint32_t id = static_cast<uint32_t>(++stats_.stored);
   v1::Module& m = *out_.pending().add_modules();
   m.set_id(id);
   m.set_sha256(sha256);
   if (!source.empty()) m.set_name(out_.intern(source));
-  const bool fits = stats_.image_bytes + image.size() <= options_.max_image_bytes;
-  if (options_.keep_images && fits) {
+  if (keep) {
     m.set_image(image.data(), image.size());
     stats_.image_bytes += image.size();
+    pending_image_bytes_ += image.size();
   } else {
     m.set_image_omitted(true);
     ++stats_.left_out;
@@ -100,9 +116,15 @@ void ModuleTable::index_kernels(std::span<const uint8_t> image, uint32_t id) {
   for (const code::EmbeddedCubin& cubin : cubins->cubins) index_cubin(cubin.image, id);
 }
 
-uint32_t ModuleTable::trace_module(uint64_t cupti_module) const {
-  const auto it = cupti_to_trace_.find(cupti_module);
-  return it == cupti_to_trace_.end() ? 0 : it->second;
+// The one trace module all candidates hold, 0 when they differ or are unknown.
+uint32_t ModuleTable::trace_module(const std::vector<uint64_t>& candidates) const {
+  uint32_t id = 0;
+  for (uint64_t cupti_module : candidates) {
+    const auto it = cupti_to_trace_.find(cupti_module);
+    if (it == cupti_to_trace_.end() || (id != 0 && it->second != id)) return 0;
+    id = it->second;
+  }
+  return id;
 }
 
 uint32_t ModuleTable::module_of(const ApiEvent& launch, std::string_view kernel_name) {

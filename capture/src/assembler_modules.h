@@ -5,8 +5,8 @@
 // knows its function's CUmodule but no module id; the two meet in the call
 // that loads the module: under lazy loading the first launch of one of its
 // kernels (the load arrives inside it, or just before it from the runtime
-// half of the call), else a cuModuleLoad* call; when one call saw several
-// loads, none is tied. A launch the handles say
+// half of the call), else a cuModuleLoad* call; when one call saw loads of
+// different contents, none is tied. A launch the handles say
 // nothing about is tied by its kernel's name, when exactly one stored cubin
 // defines that kernel (docs/capture.md, "Kernel code").
 #pragma once
@@ -23,8 +23,9 @@
 namespace racetrack::capture {
 
 struct ModuleOptions {
-  bool keep_images = true;                  // false: --no-code (hashes and names only)
-  uint64_t max_image_bytes = 256ull << 20;  // images stored in all; later ones are left out
+  bool keep_images = true;                   // false: --no-code (hashes and names only)
+  uint64_t max_image_bytes = 256ull << 20;   // images stored in all; later ones are left out
+  uint64_t chunk_image_bytes = 64ull << 20;  // a chunk holding this many image bytes is written
 };
 
 struct ModuleStats {
@@ -62,7 +63,7 @@ class ModuleTable {
   };
   void bind(const std::vector<PendingLoad>& loads, uint64_t correlation, bool untagged_too,
             uint64_t module_handle, uint64_t function);
-  uint32_t trace_module(uint64_t cupti_module) const;
+  uint32_t trace_module(const std::vector<uint64_t>& candidates) const;
   void index_kernels(std::span<const uint8_t> image, uint32_t id);
   void index_cubin(std::span<const uint8_t> cubin, uint32_t id);
 
@@ -70,9 +71,12 @@ class ModuleTable {
   ModuleOptions options_;
   ModuleStats stats_;
   std::unordered_map<uint64_t, std::vector<PendingLoad>> pending_;  // by OS thread
-  std::unordered_map<uint64_t, uint64_t> by_handle_;                // CUmodule -> CUPTI module id
-  std::unordered_map<uint64_t, uint64_t> by_function_;              // CUfunction/CUkernel -> CUPTI module id
+  // CUmodule, or CUfunction/CUkernel -> the CUPTI module ids of the loads its call explained.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> by_handle_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> by_function_;
   std::unordered_map<uint64_t, uint32_t> cupti_to_trace_;
+  uint64_t generation_ = 0;           // TraceOutput::generation() pending_image_bytes_ counts for
+  uint64_t pending_image_bytes_ = 0;  // image bytes in the pending chunk
   std::unordered_map<std::string, uint32_t> by_sha256_;
   static constexpr uint32_t kAmbiguous = UINT32_MAX;
   std::unordered_map<std::string, uint32_t> by_kernel_name_;  // trace module, or kAmbiguous

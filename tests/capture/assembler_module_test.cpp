@@ -70,6 +70,13 @@ TEST_F(ModuleTest, TwoLoadsInsideOneLaunchTieNeither) {
   EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(0u));
 }
 
+TEST_F(ModuleTest, TwoLoadsOfOneContentInsideOneLaunchTieIt) {
+  program_.module_loaded(7, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
+  program_.module_loaded(8, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
+  program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
+  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(1u));
+}
+
 // Under lazy loading the module loads inside the first launch of one of its
 // kernels: that launch's CUmodule names it for every later launch, whatever
 // the kernel's name (here none the cubin lists).
@@ -171,6 +178,29 @@ TEST_F(ModuleTest, ImagesOverTheCapAreLeftOutAndCounted) {
   EXPECT_EQ(out.stats.modules.over_cap_bytes, b.size());
   EXPECT_EQ(out.stats.modules.image_bytes, a.size() + c.size());
   EXPECT_THAT(kernel_modules(out.trace), ::testing::ElementsAre(2u));
+}
+
+// Images do not pile up in one chunk (the container's frames stop at 1 GiB).
+TEST_F(ModuleTest, ImagesBeyondTheChunkBudgetGoIntoChunksOfTheirOwn) {
+  std::vector<uint8_t> images[3];
+  for (int i = 0; i < 3; ++i) {
+    images[i] = tiny_cubin({"_Z1kv"}, static_cast<uint8_t>(i));
+    program_.module_loaded(static_cast<uint64_t>(i + 1), images[i]);
+  }
+  program_.launch(kLegacy, {}, "_Z1av");
+  AssemblerOptions options;
+  options.modules.chunk_image_bytes = images[0].size() + 1;  // one image per chunk
+  const Assembled out = assemble_program(options);
+  ASSERT_EQ(out.trace.modules_size(), 3);
+  auto reader = ChunkReader::open(dir_.path("t.rtrace"));
+  ASSERT_TRUE(reader.ok());
+  std::vector<int> modules_per_chunk;
+  v1::Chunk chunk;
+  while (auto more = reader->next(chunk)) {
+    if (!*more) break;
+    if (chunk.modules_size() > 0) modules_per_chunk.push_back(chunk.modules_size());
+  }
+  EXPECT_THAT(modules_per_chunk, ::testing::ElementsAre(1, 1, 1));
 }
 
 TEST_F(ModuleTest, ALoadWithoutAnImageStoresNothing) {
