@@ -100,8 +100,10 @@ void ModuleTable::add_image(uint64_t cupti_module, std::span<const uint8_t> imag
 void ModuleTable::index_cubin(std::span<const uint8_t> cubin, uint32_t id) {
   auto elf = code::ElfImage::parse(cubin);
   if (!elf || !elf->is_cuda()) return;
+  std::unordered_set<std::string>& kernels = kernels_of_[id];
   for (const code::ElfSymbol& symbol : elf->symbols()) {
     if (symbol.type() != kSttFunc || (symbol.other & kStoCudaEntry) == 0) continue;
+    kernels.insert(symbol.name);
     auto [it, added] = by_kernel_name_.try_emplace(symbol.name, id);
     if (!added && it->second != id) it->second = kAmbiguous;
   }
@@ -116,24 +118,30 @@ void ModuleTable::index_kernels(std::span<const uint8_t> image, uint32_t id) {
   for (const code::EmbeddedCubin& cubin : cubins->cubins) index_cubin(cubin.image, id);
 }
 
-// The one trace module all candidates hold, 0 when they differ or are unknown.
-uint32_t ModuleTable::trace_module(const std::vector<uint64_t>& candidates) const {
+// The one trace module all candidates hold, 0 when they differ, are
+// unknown, or the module's cubins do not define the kernel (the load was
+// another call's: a guess that could hand the kernel someone else's modes).
+uint32_t ModuleTable::trace_module(const std::vector<uint64_t>& candidates,
+                                   std::string_view kernel_name) const {
   uint32_t id = 0;
   for (uint64_t cupti_module : candidates) {
     const auto it = cupti_to_trace_.find(cupti_module);
     if (it == cupti_to_trace_.end() || (id != 0 && it->second != id)) return 0;
     id = it->second;
   }
+  if (const auto kernels = kernels_of_.find(id);
+      id != 0 && !kernel_name.empty() && kernels != kernels_of_.end())
+    if (!kernels->second.contains(std::string(kernel_name))) return 0;
   return id;
 }
 
 uint32_t ModuleTable::module_of(const ApiEvent& launch, std::string_view kernel_name) {
   uint32_t id = 0;
   if (const auto h = by_handle_.find(launch.module); launch.module != 0 && h != by_handle_.end())
-    id = trace_module(h->second);
+    id = trace_module(h->second, kernel_name);
   if (const auto f = by_function_.find(launch.handle);
       id == 0 && launch.handle != 0 && f != by_function_.end())
-    id = trace_module(f->second);
+    id = trace_module(f->second, kernel_name);
   if (const auto n = by_kernel_name_.find(std::string(kernel_name)); id == 0 && n != by_kernel_name_.end())
     id = n->second != kAmbiguous ? n->second : 0;
   ++(id != 0 ? stats_.kernels_named : stats_.kernels_unnamed);

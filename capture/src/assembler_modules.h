@@ -6,7 +6,8 @@
 // that loads the module: under lazy loading the first launch of one of its
 // kernels (the load arrives inside it, or just before it from the runtime
 // half of the call), else a cuModuleLoad* call; when one call saw loads of
-// different contents, none is tied. A launch the handles say
+// different contents, none is tied, and a tie to a cubin that does not
+// define the launched kernel is not believed. A launch the handles say
 // nothing about is tied by its kernel's name, when exactly one stored cubin
 // defines that kernel (docs/capture.md, "Kernel code").
 #pragma once
@@ -15,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "api_event.h"
@@ -63,7 +65,7 @@ class ModuleTable {
   };
   void bind(const std::vector<PendingLoad>& loads, uint64_t correlation, bool untagged_too,
             uint64_t module_handle, uint64_t function);
-  uint32_t trace_module(const std::vector<uint64_t>& candidates) const;
+  uint32_t trace_module(const std::vector<uint64_t>& candidates, std::string_view kernel_name) const;
   void index_kernels(std::span<const uint8_t> image, uint32_t id);
   void index_cubin(std::span<const uint8_t> cubin, uint32_t id);
 
@@ -80,6 +82,8 @@ class ModuleTable {
   std::unordered_map<std::string, uint32_t> by_sha256_;
   static constexpr uint32_t kAmbiguous = UINT32_MAX;
   std::unordered_map<std::string, uint32_t> by_kernel_name_;  // trace module, or kAmbiguous
+  // The kernels each readable module defines (absent: its image could not be read).
+  std::unordered_map<uint32_t, std::unordered_set<std::string>> kernels_of_;
 };
 
 }  // namespace racetrack::capture

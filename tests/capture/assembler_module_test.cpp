@@ -35,6 +35,12 @@ class ModuleTest : public ::testing::Test {
   Assembled assemble_program(AssemblerOptions options = {}) {
     return assemble(program_, dir_.path("t.rtrace"), 0, options);
   }
+  // A module of other content that defines the same kernels, loaded by a
+  // call that explains nothing: kernel names alone can no longer tell.
+  void load_twin(uint64_t cupti_module, const std::vector<std::string>& kernels) {
+    program_.module_loaded(cupti_module, tiny_cubin(kernels, 99));
+    program_.alloc(ApiKind::kMalloc, 0x7e0000000000 + (cupti_module << 24), 4096);
+  }
   TempDir dir_;
   FakeProgram program_;
 };
@@ -71,22 +77,24 @@ TEST_F(ModuleTest, TwoLoadsInsideOneLaunchTieNeither) {
 }
 
 TEST_F(ModuleTest, TwoLoadsOfOneContentInsideOneLaunchTieIt) {
-  program_.module_loaded(7, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
-  program_.module_loaded(8, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
+  load_twin(6, {"_Z3onev"});
+  program_.module_loaded(7, tiny_cubin({"_Z3onev"}), program_.next_correlation());
+  program_.module_loaded(8, tiny_cubin({"_Z3onev"}), program_.next_correlation());
   program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
-  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(1u));
+  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(2u));
 }
 
 // Under lazy loading the module loads inside the first launch of one of its
-// kernels: that launch's CUmodule names it for every later launch, whatever
-// the kernel's name (here none the cubin lists).
+// kernels: that launch's CUmodule names it for every later launch (here
+// where the kernels' names cannot: a twin module defines them too).
 TEST_F(ModuleTest, ALoadInsideALaunchTiesTheLaunchedModule) {
-  program_.module_loaded(7, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
+  load_twin(6, {"_Z3onev", "_Z3twov"});
+  program_.module_loaded(7, tiny_cubin({"_Z3onev", "_Z3twov"}), program_.next_correlation());
   program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
   program_.launch(kLegacy, {}, "_Z3twov", true, kOtherFunction, kModule);
   program_.launch(kLegacy, {}, "_Z5threev", true, 0xF20, kOtherModule);
   const Assembled out = assemble_program();
-  EXPECT_THAT(kernel_modules(out.trace), ::testing::ElementsAre(1u, 1u, 0u));
+  EXPECT_THAT(kernel_modules(out.trace), ::testing::ElementsAre(2u, 2u, 0u));
   EXPECT_EQ(out.stats.modules.kernels_named, 2u);
   EXPECT_EQ(out.stats.modules.kernels_unnamed, 1u);
 }
@@ -94,19 +102,20 @@ TEST_F(ModuleTest, ALoadInsideALaunchTiesTheLaunchedModule) {
 // The runtime half of a launch loads the module before the driver launch
 // the capture sees: the thread's next call is that launch.
 TEST_F(ModuleTest, ALoadJustBeforeALaunchTiesItToo) {
-  program_.module_loaded(7, tiny_cubin({"_Z5otherv"}));
+  load_twin(6, {"_Z3onev", "_Z3twov"});
+  program_.module_loaded(7, tiny_cubin({"_Z3onev", "_Z3twov"}));
   program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
   program_.launch(kLegacy, {}, "_Z3twov", true, kOtherFunction, kModule);
-  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(1u, 1u));
+  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(2u, 2u));
 }
 
 // A load some other call made (an eager load at the first runtime call)
 // says nothing about the next launch.
 TEST_F(ModuleTest, ALoadInsideAnotherCallDoesNotTieTheNextLaunch) {
-  program_.module_loaded(7, tiny_cubin({"_Z5otherv"}), program_.next_correlation());
+  program_.module_loaded(7, tiny_cubin({"_Z3onev", "_Z3twov"}, 1), program_.next_correlation());
   program_.alloc(ApiKind::kMalloc, 0x7f0000000000, 1 << 20);
   program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
-  program_.module_loaded(8, tiny_cubin({"_Z5otherv"}, 1));  // untagged, but a free comes first
+  program_.module_loaded(8, tiny_cubin({"_Z3onev", "_Z3twov"}, 2));  // untagged, but a free comes first
   program_.alloc(ApiKind::kFree, 0x7f0000000000, 0);
   program_.launch(kLegacy, {}, "_Z3twov", true, kOtherFunction, kOtherModule);
   const Assembled out = assemble_program();
@@ -114,17 +123,29 @@ TEST_F(ModuleTest, ALoadInsideAnotherCallDoesNotTieTheNextLaunch) {
   EXPECT_EQ(out.trace.modules_size(), 2);  // stored all the same
 }
 
+// A load just before a launch that was some other call's (an unsubscribed
+// cudaMemcpyToSymbol's, say): its cubin does not define the launched
+// kernel, so the tie is not believed, and the kernel's name decides.
+TEST_F(ModuleTest, ATieToACubinWithoutTheKernelIsNotBelieved) {
+  program_.module_loaded(6, tiny_cubin({"_Z3onev"}, 1), 500);
+  program_.module_loaded(7, tiny_cubin({"_Z8symbolsv"}, 2));
+  program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
+  program_.launch(kLegacy, {}, "_Z3twov", true, kOtherFunction, kModule);
+  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(1u, 0u));
+}
+
 TEST_F(ModuleTest, ACuModuleLoadTiesItsHandle) {
+  load_twin(6, {"_Z3onev"});
   ApiEvent& load = program_.call(ApiKind::kModuleLoad);
   load.domain = ApiDomain::kDriver;
   load.handle = kModule;  // *module at EXIT
   const uint64_t correlation = load.correlation;
   // Logged inside the call, so before its EXIT event.
-  program_.module_loaded(9, tiny_cubin({"_Z5otherv"}), correlation);
+  program_.module_loaded(9, tiny_cubin({"_Z3onev"}), correlation);
   std::swap(program_.events[program_.events.size() - 2], program_.events.back());
   program_.images.back().after_event = program_.events.size() - 2;
   program_.launch(kLegacy, {}, "_Z3onev", true, kFunction, kModule);
-  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(1u));
+  EXPECT_THAT(kernel_modules(assemble_program().trace), ::testing::ElementsAre(2u));
 }
 
 // Where the handles say nothing, the one stored cubin that defines the

@@ -396,8 +396,8 @@ int offload(bool wait) {
 }
 
 // The module images, in the program's own memory (as a fatbin section is).
-// Their symbol tables name none of the launched kernels, so only the calls
-// their loads happen in can tie them to the launches.
+// Both define both kernels, so their names cannot tell which is which: only
+// the calls their loads happen in can tie them to the launches.
 std::array<uint8_t, 1024> g_fill_image{}, g_axpy_image{};
 size_t g_fill_size = 0, g_axpy_size = 0;
 
@@ -419,8 +419,8 @@ size_t place(std::array<uint8_t, 1024>& into, const std::vector<uint8_t>& image)
 // its first driver launch; axpy's image is loaded again (another context)
 // by cuModuleLoadData. Later launches load nothing.
 int modules() {
-  g_fill_size = place(g_fill_image, racetrack::capture::testing::tiny_cubin({"_Z10fill_innerv"}, 1));
-  g_axpy_size = place(g_axpy_image, racetrack::capture::testing::tiny_cubin({"_Z10axpy_innerv"}, 2));
+  g_fill_size = place(g_fill_image, racetrack::capture::testing::tiny_cubin({kFillName, kAxpyName}, 1));
+  g_axpy_size = place(g_axpy_image, racetrack::capture::testing::tiny_cubin({kFillName, kAxpyName}, 2));
   FakeCuda cuda;
   cuda.create_stream(kCompute, cudaStreamNonBlocking, Arrival::kAfter);
   fake_cuda_set_module_query_hook(kFillFunction,
