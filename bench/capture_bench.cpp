@@ -34,6 +34,7 @@ class CachedQueries final : public DriverQueries {
   uint32_t context_id(CUcontext) override { return 1; }
   uint64_t graph_exec_id(uint64_t) override { return 0; }
   uint64_t graph_node_id(uint64_t) override { return 0; }
+  uint64_t function_module(uint64_t) override { return 0x30D000; }
 
  private:
   ParamLayout layout_;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "numbers.h"
 #include "own_directory.h"
 #include "racetrack/traces/output_file.h"
 #include "trace_stats.h"
@@ -26,6 +28,8 @@ struct CaptureArgs {
   bool no_nvtx = false;
   bool torch = false;
   bool torch_stacks = false;
+  bool no_code = false;
+  std::string max_module_bytes;
   std::string library;
   std::vector<std::string> command;
 };
@@ -71,6 +75,27 @@ std::string counts_line(const TraceStats& stats) {
   if (std::string(sep) == ", ") out << ")";
   out << ", " << stats.tables.streams().size() << " streams";
   return out.str();
+}
+
+// "4096", "64K", "256M", "2G" (powers of 1024), at most 1 TiB.
+Result<uint64_t> parse_size(const std::string& text) {
+  std::string digits = text;
+  uint64_t scale = 1;
+  if (!digits.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(digits.back()))) {
+      case 'K': scale = 1ull << 10; break;
+      case 'M': scale = 1ull << 20; break;
+      case 'G': scale = 1ull << 30; break;
+      default: break;
+    }
+    if (scale != 1) digits.pop_back();
+  }
+  uint64_t value = 0;
+  const std::string why = parse_number(digits, value);
+  if (!why.empty() || value > (1ull << 40) / scale)
+    return make_error("'" + text +
+                      "': expected a size in bytes such as 4096, 64K, 256M or 2G, at most 1024G");
+  return value * scale;
 }
 
 // Runs the command; returns its exit status the way a shell reports it.
@@ -144,6 +169,15 @@ int capture(const CaptureArgs& args) {
     // NVTX loads its tool from here; the library hands it to the process's CUPTI.
     setenv("NVTX_INJECTION64_PATH", library->c_str(), 1);
   }
+  if (args.no_code) setenv("RACETRACK_CAPTURE_CODE", "0", 1);
+  if (!args.max_module_bytes.empty()) {
+    auto bytes = parse_size(args.max_module_bytes);
+    if (!bytes) {
+      std::cerr << "racetrack capture: --max-module-bytes " << bytes.error().message << "\n";
+      return kExitBadInput;
+    }
+    setenv("RACETRACK_CAPTURE_MAX_MODULE_BYTES", std::to_string(*bytes).c_str(), 1);
+  }
   if (args.torch || args.torch_stacks) {
     auto package = find_python_package();
     if (!package) {
@@ -193,6 +227,10 @@ void add_capture(CLI::App& app, int& exit_code) {
                 "PyTorch programs: tensor extents, operator read/write modes, host accesses");
   cmd->add_flag("--torch-stacks", args->torch_stacks,
                 "with --torch, the Python stack of every operator (expensive)");
+  cmd->add_flag("--no-code", args->no_code,
+                "leave the GPU code (module images) out of the trace; their sha256 and names stay");
+  cmd->add_option("--max-module-bytes", args->max_module_bytes,
+                  "module images stored in all (default 256M); later ones are left out with a warning");
   cmd->add_option("--library", args->library, "the injection library to use");
   cmd->add_option("COMMAND", args->command, "the program and its arguments")->required();
   cmd->prefix_command();  // everything after the command goes to it

@@ -42,6 +42,9 @@ enum class ApiKind : uint8_t {
   kGraphNodeCreated,  // resource callback: handle = CUPTI node id, value = node type
   kGraphNodeCloned,   // handle = new node id, src = original node id, dst = graph exec id
   kGraphDependency,   // handle = node id, src = the node it depends on
+  kModuleLoaded,      // resource callback: handle = CUPTI module id, bytes = image size,
+                      // correlation = the API call in flight on the thread (0 = none)
+  kModuleLoad,        // cuModuleLoad[Data[Ex]|FatBinary]: handle = the CUmodule (read at EXIT)
 };
 
 enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kNvtx = 2, kResource = 3 };
@@ -80,6 +83,7 @@ struct ApiEvent {
   uint32_t shared_mem = 0;
   uint32_t element_size = 0;     // memset element size (1, 2, 4), rows for 2D copies
   uint64_t graph_node = 0;       // CUPTI node id created inside this call (capture)
+  uint64_t module = 0;           // launches: the CUmodule holding the function, 0 = unknown
   // Variable-length data in the log's payload area: argument words for
   // launches (the packed parameter buffer split into 8-byte words), message
   // bytes for NVTX.

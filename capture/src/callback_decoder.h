@@ -1,6 +1,7 @@
 // Turns CUPTI callbacks (runtime, driver, NVTX and resource domains) into
 // ApiEvents. Pure functions over the CUPTI structs: no CUDA runtime calls,
-// no locks, no allocation; what needs the driver (parameter layouts, stream
+// no locks, no allocation (after the first call merges the API families'
+// tables, callback_decoder_family.h); what needs the driver (parameter layouts, stream
 // and graph ids) goes through DriverQueries, which the shim implements and
 // tests fake.
 #pragma once
@@ -21,9 +22,7 @@ struct ParamLayout {
     uint32_t size = 0;
   };
   std::vector<Param> params;
-  uint32_t total_bytes() const {
-    return params.empty() ? 0 : params.back().offset + params.back().size;
-  }
+  uint32_t total_bytes() const { return params.empty() ? 0 : params.back().offset + params.back().size; }
 };
 
 class DriverQueries {
@@ -38,6 +37,9 @@ class DriverQueries {
   virtual uint32_t context_id(CUcontext context) = 0;
   virtual uint64_t graph_exec_id(uint64_t graph_exec) = 0;
   virtual uint64_t graph_node_id(uint64_t graph_node) = 0;
+  // The CUmodule holding a launched CUfunction or CUkernel, 0 when the
+  // driver cannot tell. Implementations cache per handle.
+  virtual uint64_t function_module(uint64_t function_handle) = 0;
 };
 
 // The caller's scratch space for variable-length data (argument words, NVTX
@@ -59,18 +61,19 @@ std::span<const CallbackId> subscribed_callbacks();
 
 // At API ENTER: fills kind, handles, sizes and argument words. Returns false
 // for callbacks that are not recorded.
-bool decode_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                      const CUpti_CallbackData& data, DriverQueries& queries, ApiEvent& event,
-                      Payload& payload);
+bool decode_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data,
+                      DriverQueries& queries, ApiEvent& event, Payload& payload);
 // At API EXIT: the result and out-parameters (allocated addresses, created
 // streams), and ids that need a valid context.
-void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                     const CUpti_CallbackData& data, DriverQueries& queries, ApiEvent& event);
-// NVTX push/pop/mark (ASCII messages; others are recorded without text).
-bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event,
-                 Payload& payload);
-// Graph node creation, cloning and dependencies.
-bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data,
+void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data,
                      DriverQueries& queries, ApiEvent& event);
+// NVTX push/pop/mark (ASCII messages; others are recorded without text).
+bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event, Payload& payload);
+// Graph node creation, cloning and dependencies; module loads.
+bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data, DriverQueries& queries,
+                     ApiEvent& event);
+// The image of a MODULE_LOADED callback (valid only inside the callback:
+// copy it); empty for other callbacks.
+std::span<const uint8_t> module_image(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
 
 }  // namespace racetrack::capture

@@ -15,8 +15,8 @@ Result<int64_t> parse_integer(const char* name, const char* text, int64_t min, i
   const char* end = text + std::strlen(text);
   auto [ptr, ec] = std::from_chars(text, end, value);
   if (ec != std::errc() || ptr != end || value < min || value > max)
-    return make_error(std::string(name) + "=" + text + ": expected an integer from " +
-                      std::to_string(min) + " to " + std::to_string(max));
+    return make_error(std::string(name) + "=" + text + ": expected an integer from " + std::to_string(min) +
+                      " to " + std::to_string(max));
   return value;
 }
 
@@ -55,6 +55,16 @@ Result<CaptureConfig> config_from_env(const GetEnv& getenv) {
     if (!ms) return ms.error();
     config.flush_period_ms = *ms;
   }
+  if (const char* v = getenv("RACETRACK_CAPTURE_CODE"); v != nullptr && *v != '\0') {
+    auto on = parse_integer("RACETRACK_CAPTURE_CODE", v, 0, 1);
+    if (!on) return on.error();
+    config.code = *on == 1;
+  }
+  if (const char* v = getenv("RACETRACK_CAPTURE_MAX_MODULE_BYTES"); v != nullptr && *v != '\0') {
+    auto bytes = parse_integer("RACETRACK_CAPTURE_MAX_MODULE_BYTES", v, 0, int64_t{1} << 40);
+    if (!bytes) return bytes.error();
+    config.max_module_bytes = static_cast<uint64_t>(*bytes);
+  }
   for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"}) {
     const char* v = getenv(name);
     if (v == nullptr || *v == '\0') continue;
@@ -91,8 +101,7 @@ std::string expand_output_path(const std::string& pattern, pid_t pid, int rank) 
 }
 
 Result<ClaimedOutput> claim_output(const std::string& path, pid_t pid) {
-  for (const std::string& candidate :
-       {path, insert_before_extension(path, "." + std::to_string(pid))}) {
+  for (const std::string& candidate : {path, insert_before_extension(path, "." + std::to_string(pid))}) {
     const int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) return ClaimedOutput{candidate, fd};
     if (errno != EEXIST) return make_error(candidate + ": cannot create: " + std::strerror(errno));

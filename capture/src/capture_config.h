@@ -9,6 +9,9 @@
 //   RACETRACK_CAPTURE_NVTX    0 to ignore NVTX ranges and annotations
 //   RACETRACK_CAPTURE_FLUSH_MS   how often the trace is extended (500)
 //   RACETRACK_CAPTURE_INDEX   a file each process appends its trace path to
+//   RACETRACK_CAPTURE_CODE    0 to leave module images out (their sha256 stays)
+//   RACETRACK_CAPTURE_MAX_MODULE_BYTES   images stored in all (256 MiB);
+//                             later ones are left out with a warning
 //   RANK / OMPI_COMM_WORLD_RANK / SLURM_PROCID / PMI_RANK   the rank
 #pragma once
 #include <sys/types.h>
@@ -30,6 +33,8 @@ struct CaptureConfig {
   bool nvtx = true;
   int rank = -1;
   int64_t flush_period_ms = 500;
+  bool code = true;                          // store module images
+  uint64_t max_module_bytes = 256ull << 20;  // ... up to this many bytes in all
 };
 
 using GetEnv = std::function<const char*(const char*)>;

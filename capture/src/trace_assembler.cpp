@@ -8,6 +8,7 @@
 #include "assembler_calls.h"
 #include "assembler_graphs.h"
 #include "assembler_memory.h"
+#include "assembler_modules.h"
 #include "assembler_nvtx.h"
 #include "assembler_op_ranges.h"
 #include "assembler_ops.h"
@@ -70,7 +71,8 @@ struct TraceAssembler::State {
         events(out),
         regions(out),
         nvtx(out, regions),
-        memory(out, regions) {
+        memory(out, regions),
+        modules(out, options.modules) {
     nvtx.set_block_handler([this](const ApiEvent& e, const ParsedAnnotation& a) { on_block(e, a); });
   }
 
@@ -82,6 +84,7 @@ struct TraceAssembler::State {
   RegionTable regions;
   NvtxTracker nvtx;
   MemoryOps memory;
+  ModuleTable modules;
   GraphTable graphs;
   CallQueue calls;
   uint64_t complete_below = 0;
@@ -102,7 +105,16 @@ struct TraceAssembler::State {
   uint32_t context_of(const Call& call) const;
   uint32_t stream_of(const Call& call);
   v1::Op& begin_op(const Call& call, uint32_t stream);
-  void sync_stats() { stats.ops_written = out.ops_written(); }
+  void sync_stats() {
+    stats.ops_written = out.ops_written();
+    stats.modules = modules.stats();
+  }
+  void write_kernel(v1::Kernel& kernel, const ApiEvent& e, std::span<const uint64_t> words,
+                    const KernelRecord* record, std::span<const AnnotatedAccess> accesses) {
+    const uint32_t module = modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
+    fill_kernel(kernel, e, words, record, accesses, out, regions);
+    kernel.set_module(module);
+  }
 };
 
 uint32_t TraceAssembler::State::context_of(const Call& call) const {
@@ -284,7 +296,7 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
     case ApiKind::kLaunch: {
       v1::Op& op = begin_op(call, stream_of(call));
       const KernelRecord* record = call.first_record<KernelRecord>();
-      fill_kernel(*op.mutable_kernel(), e, call.payload, record, launch_accesses, out, regions);
+      write_kernel(*op.mutable_kernel(), e, call.payload, record, launch_accesses);
       set_device_times(op, record, out);
       break;
     }
@@ -395,13 +407,13 @@ void TraceAssembler::State::write_graph_launch(const Call& call, v1::Op& op, uin
     const KernelRecord* kernel = record_of.template operator()<KernelRecord>(node.exec_node);
     if (!node.from) {
       // Not seen being captured: a kernel record still names it.
-      if (kernel) fill_kernel(*out_node.mutable_kernel(), ApiEvent{}, {}, kernel, {}, out, regions);
+      if (kernel) write_kernel(*out_node.mutable_kernel(), ApiEvent{}, {}, kernel, {});
       continue;
     }
     const NodeTemplate& t = *node.from;
     switch (t.event.kind) {
       case ApiKind::kLaunch:
-        fill_kernel(*out_node.mutable_kernel(), t.event, t.words, kernel, t.accesses, out, regions);
+        write_kernel(*out_node.mutable_kernel(), t.event, t.words, kernel, t.accesses);
         break;
       case ApiKind::kMemcpy:
         fill_memcpy(*out_node.mutable_memcpy(), t.event,
@@ -425,7 +437,17 @@ void TraceAssembler::add_api(const ApiEvent& event, std::span<const uint64_t> pa
   State& s = *state_;
   ++s.stats.api_events;
   s.out.set_origin(event.host_start);
+  // In arrival order: a load is tied to the launch that follows it on its thread.
+  s.modules.on_event(event);
+  if (event.kind == ApiKind::kModuleLoaded) return;  // not an op: its image follows
   if (s.calls.add(event, payload)) ++s.stats.merged_nested_calls;
+}
+
+void TraceAssembler::add_module_image(uint64_t cupti_module, std::span<const uint8_t> image,
+                                      std::string_view source) {
+  State& s = *state_;
+  s.modules.add_image(cupti_module, image, source);
+  s.sync_stats();
 }
 
 void TraceAssembler::add_record(DeviceRecord record) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api_event.h"
+#include "assembler_modules.h"
 #include "device_record.h"
 #include "racetrack/traces/container.h"
 #include "racetrack/traces/result.h"
@@ -27,6 +28,8 @@ struct AssemblerOptions {
   // How long an op whose device record has not arrived is held back before
   // it is written without device times.
   int64_t record_wait_ns = 2'000'000'000;
+  // Which module images the trace keeps (--no-code, --max-module-bytes).
+  ModuleOptions modules{};
 };
 
 struct AssemblerStats {
@@ -39,6 +42,7 @@ struct AssemblerStats {
   uint64_t unmatched_records = 0;     // no API event with their correlation id
   uint64_t unknown_frees = 0;         // free of an address with no live region
   uint64_t graph_templates = 0;       // calls captured into a graph (not executed)
+  ModuleStats modules;
 };
 
 class TraceAssembler {
@@ -51,6 +55,9 @@ class TraceAssembler {
   // `payload` holds the event's payload_words words (argument words, NVTX text).
   void add_api(const ApiEvent& event, std::span<const uint64_t> payload);
   void add_record(DeviceRecord record);
+  // The image of a module load (CUPTI's module id), once every event logged
+  // before the load has been added.
+  void add_module_image(uint64_t cupti_module, std::span<const uint8_t> image, std::string_view source);
   // Every API event with seq < complete_below has been added: write the ops
   // that are ready (their records arrived, or they waited long enough by
   // `now_ns`), then flush the writer.

@@ -46,17 +46,27 @@ inline std::vector<uint64_t> text_words(const std::string& text) {
   return words;
 }
 
+// A module image the shim hands over after the event that logged its load.
+struct LoadedImage {
+  size_t after_event = 0;  // index in FakeProgram::events
+  uint64_t cupti_module = 0;
+  std::vector<uint8_t> bytes;
+  std::string source;
+};
+
 class FakeProgram {
  public:
   uint64_t tid = kMainThread;
   std::vector<LoggedEvent> events;  // in log order
   std::vector<DeviceRecord> records;
+  std::vector<LoadedImage> images;
 
   // Logs one call: next seq and correlation id, 1 µs long.
   ApiEvent& call(ApiKind kind, FakeStream stream = kLegacy) {
     ApiEvent e;
     e.seq = next_seq_++;
-    e.correlation = kind >= ApiKind::kNvtxPush ? 0 : next_correlation_++;
+    const bool api_call = kind < ApiKind::kNvtxPush || kind == ApiKind::kModuleLoad;
+    e.correlation = api_call ? next_correlation_++ : 0;
     e.os_tid = tid;
     e.host_start = clock_;
     e.host_end = clock_ + 1000;
@@ -74,9 +84,10 @@ class FakeProgram {
   // A kernel launch: a runtime call with the driver call nested in it, whose
   // event carries the argument words.
   uint64_t launch(FakeStream s, std::vector<uint64_t> words, const std::string& name = "kernel",
-                  bool with_record = true) {
+                  bool with_record = true, uint64_t function = 0xF00, uint64_t module = 0) {
     ApiEvent runtime = call(ApiKind::kLaunch, s);
-    runtime.handle = 0xF00;
+    runtime.handle = function;
+    runtime.module = module;
     runtime.grid[0] = 4;
     runtime.block[0] = 128;
     ApiEvent driver = runtime;
@@ -163,6 +174,20 @@ class FakeProgram {
     events.back().payload = text_words(text);
   }
 
+  // CUPTI's module-load callback: `inside` is the correlation id of the call
+  // in flight on the thread (0 = none); the image follows the event.
+  void module_loaded(uint64_t cupti_module, std::vector<uint8_t> image, uint64_t inside = 0,
+                     std::string source = {}) {
+    ApiEvent& e = call(ApiKind::kModuleLoaded);
+    e.domain = ApiDomain::kResource;
+    e.correlation = inside;
+    e.handle = cupti_module;
+    e.bytes = image.size();
+    images.push_back({events.size() - 1, cupti_module, std::move(image), std::move(source)});
+  }
+  // The correlation id the next call will get.
+  uint64_t next_correlation() const { return next_correlation_; }
+
   int64_t now() const { return clock_; }
   void wait_ns(int64_t ns) { clock_ += ns; }
 
@@ -232,6 +257,9 @@ inline Assembled assemble(const FakeProgram& program, const std::string& path, u
       assembler.add_api(item.event->event, item.event->payload);
       logged.push_back(item.event->event.seq);
       now = item.event->event.host_end;
+      for (const LoadedImage& image : program.images)
+        if (&program.events[image.after_event] == item.event)
+          assembler.add_module_image(image.cupti_module, image.bytes, image.source);
     } else {
       assembler.add_record(*item.record);
     }

@@ -11,7 +11,9 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace racetrack::capture {
@@ -49,10 +51,15 @@ class FakeQueries : public DriverQueries {
   uint32_t context_id(CUcontext context) override { return context == kContext ? kContextId : 99; }
   uint64_t graph_exec_id(uint64_t graph_exec) override { return graph_exec + 1000; }
   uint64_t graph_node_id(uint64_t graph_node) override { return graph_node + 2000; }
+  uint64_t function_module(uint64_t function) override {
+    module_queries.push_back(function);
+    return function == 0 ? 0 : function + 0x100000;
+  }
 
   std::map<uint64_t, ParamLayout> layouts;
   std::vector<uint64_t> layout_queries;
   std::vector<StreamQuery> stream_queries;
+  std::vector<uint64_t> module_queries;
 };
 
 // axpy(float*, const float*, int, float) as the driver lays it out (§4.3).
@@ -157,6 +164,9 @@ TEST_F(CallbackDecoderTest, LaunchKernelSplitsAxpyArgumentsIntoWords) {
   EXPECT_EQ(args.third_word(), 0x40400000'000003E8u);  // 3.0f and 1000 (§4.3)
   EXPECT_EQ(payload_.used, 3u);
   EXPECT_THAT(queries_.layout_queries, ElementsAre(0xF00u));
+  // The function's module, asked of the driver (the shim caches it).
+  EXPECT_EQ(event_.module, 0xF00u + 0x100000);
+  EXPECT_THAT(queries_.module_queries, ElementsAre(0xF00u));
 }
 
 TEST_F(CallbackDecoderTest, SecondLaunchAppendsAfterTheFirst) {
@@ -688,6 +698,47 @@ TEST_F(ResourceTest, GraphDependency) {
   EXPECT_EQ(event_.src, 0x20u + 2000);
 }
 
+TEST_F(ResourceTest, ModuleLoadedCarriesItsIdAndImage) {
+  static const char cubin[] =
+      "\x7f"
+      "ELF a tiny cubin";
+  CUpti_ModuleResourceData module{};
+  module.moduleId = 42;
+  module.cubinSize = sizeof cubin;
+  module.pCubin = cubin;
+  const CUpti_ResourceData data{kContext, {nullptr}, &module};
+  ASSERT_TRUE(decode_resource(CUPTI_CBID_RESOURCE_MODULE_LOADED, data, queries_, event_));
+  EXPECT_EQ(event_.kind, ApiKind::kModuleLoaded);
+  EXPECT_EQ(event_.domain, ApiDomain::kResource);
+  EXPECT_EQ(event_.handle, 42u);
+  EXPECT_EQ(event_.bytes, sizeof cubin);
+  EXPECT_EQ(event_.context_id, kContextId);
+  const std::span<const uint8_t> image = module_image(CUPTI_CBID_RESOURCE_MODULE_LOADED, data);
+  EXPECT_EQ(static_cast<const void*>(image.data()), static_cast<const void*>(cubin));
+  EXPECT_EQ(image.size(), sizeof cubin);
+  EXPECT_TRUE(module_image(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, data).empty());
+}
+
+TEST_F(ResourceTest, ModuleLoadedWithoutAnImageHasNoBytes) {
+  CUpti_ModuleResourceData module{};
+  module.moduleId = 3;
+  module.cubinSize = 100;  // but no pointer
+  const CUpti_ResourceData data{kContext, {nullptr}, &module};
+  ASSERT_TRUE(decode_resource(CUPTI_CBID_RESOURCE_MODULE_LOADED, data, queries_, event_));
+  EXPECT_EQ(event_.bytes, 0u);
+  EXPECT_TRUE(module_image(CUPTI_CBID_RESOURCE_MODULE_LOADED, data).empty());
+}
+
+TEST_F(CallbackDecoderTest, ModuleLoadDataReadsTheModuleAtExit) {
+  CUmodule module = nullptr;
+  const cuModuleLoadData_params params{&module, "image"};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, &params));
+  EXPECT_EQ(event_.kind, ApiKind::kModuleLoad);
+  module = handle<CUmodule>(0x30D000);
+  exit_driver(CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, &params);
+  EXPECT_EQ(event_.handle, 0x30D000u);
+}
+
 TEST_F(ResourceTest, OtherResourcesAreNotRecorded) {
   EXPECT_FALSE(decode(CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   EXPECT_FALSE(decode(CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING));
@@ -842,6 +893,15 @@ TEST(SubscribedCallbacks, EveryOneDecodesFromZeroedParameters) {
     EXPECT_EQ(event.cbid, callback.cbid);
   }
   EXPECT_GT(api_callbacks, 100);
+}
+
+TEST(SubscribedCallbacks, ListsEachCallbackOnce) {
+  // The API families' tables are merged at run time: a callback listed by
+  // two families would be subscribed twice and decoded by only one.
+  std::set<std::pair<int, uint32_t>> seen;
+  for (const CallbackId& callback : subscribed_callbacks())
+    EXPECT_TRUE(seen.insert({callback.domain, callback.cbid}).second)
+        << "domain " << callback.domain << " cbid " << callback.cbid;
 }
 
 TEST(SubscribedCallbacks, HasDriverLaunchesAndNoRuntimeLaunches) {

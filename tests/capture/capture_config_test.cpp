@@ -24,6 +24,8 @@ TEST(CaptureConfig, DefaultsWithAnEmptyEnvironment) {
   EXPECT_EQ(config->output_pattern, "racetrack-%p.rtrace");
   EXPECT_TRUE(config->nvtx);
   EXPECT_EQ(config->rank, -1);
+  EXPECT_TRUE(config->code);
+  EXPECT_EQ(config->max_module_bytes, 256u << 20);
 }
 
 TEST(CaptureConfig, ReadsEveryVariable) {
@@ -32,6 +34,8 @@ TEST(CaptureConfig, ReadsEveryVariable) {
                                         {"RACETRACK_CAPTURE_NVTX", "0"},
                                         {"RACETRACK_CAPTURE_FLUSH_MS", "250"},
                                         {"RACETRACK_CAPTURE_INDEX", "/tmp/index"},
+                                        {"RACETRACK_CAPTURE_CODE", "0"},
+                                        {"RACETRACK_CAPTURE_MAX_MODULE_BYTES", "4096"},
                                         {"SLURM_PROCID", "7"}}));
   ASSERT_TRUE(config) << config.error().message;
   EXPECT_EQ(config->mode, CaptureMode::kActivityOnly);
@@ -40,6 +44,8 @@ TEST(CaptureConfig, ReadsEveryVariable) {
   EXPECT_EQ(config->flush_period_ms, 250);
   EXPECT_EQ(config->index_path, "/tmp/index");
   EXPECT_EQ(config->rank, 7);
+  EXPECT_FALSE(config->code);
+  EXPECT_EQ(config->max_module_bytes, 4096u);
 }
 
 TEST(CaptureConfig, TorchrunRankWinsOverSlurm) {
@@ -56,6 +62,10 @@ TEST(CaptureConfig, BadValuesNameTheVariable) {
   ASSERT_FALSE(flush);
   EXPECT_NE(flush.error().message.find("RACETRACK_CAPTURE_FLUSH_MS"), std::string::npos);
   EXPECT_FALSE(config_from_env(env_of({{"RANK", "-1"}})));
+  auto cap = config_from_env(env_of({{"RACETRACK_CAPTURE_MAX_MODULE_BYTES", "-5"}}));
+  ASSERT_FALSE(cap);
+  EXPECT_NE(cap.error().message.find("RACETRACK_CAPTURE_MAX_MODULE_BYTES=-5"), std::string::npos);
+  EXPECT_FALSE(config_from_env(env_of({{"RACETRACK_CAPTURE_CODE", "yes"}})));
 }
 
 TEST(CaptureConfig, ExpandsPidAndRank) {

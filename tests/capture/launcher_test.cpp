@@ -56,6 +56,19 @@ TEST(CaptureLauncher, NoNvtxLeavesNvtxAlone) {
   EXPECT_EQ(run.out, "[]0\n");
 }
 
+TEST(CaptureLauncher, CodeOptionsReachTheProgram) {
+  TempDir dir;
+  const std::string show = "echo \"[$RACETRACK_CAPTURE_CODE|$RACETRACK_CAPTURE_MAX_MODULE_BYTES]\"";
+  EXPECT_EQ(run_cli(dir, capture(dir, "", show)).out, "[|]\n");  // the library's defaults
+  EXPECT_EQ(run_cli(dir, capture(dir, "--no-code --max-module-bytes 64K", show)).out, "[0|65536]\n");
+  EXPECT_EQ(run_cli(dir, capture(dir, "--max-module-bytes 4096", show)).out, "[|4096]\n");
+  for (const char* bad : {"12Q", "-1", "2000G", "M"}) {
+    const CliRun run = run_cli(dir, capture(dir, std::string("--max-module-bytes ") + bad, "true"));
+    EXPECT_EQ(run.code, 2) << bad;
+    EXPECT_THAT(run.err, HasSubstr("--max-module-bytes '" + std::string(bad) + "'")) << bad;
+  }
+}
+
 TEST(CaptureLauncher, TorchPutsThePythonPackageFirst) {
   TempDir dir;
   const CliRun run = run_cli(

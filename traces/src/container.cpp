@@ -22,7 +22,7 @@ uint32_t get_u32(const unsigned char* p) {
 
 bool chunk_is_empty(const v1::Chunk& c) {
   return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 && c.events_size() == 0 &&
-         c.threads_size() == 0 && c.regions_size() == 0 && c.ops_size() == 0;
+         c.threads_size() == 0 && c.regions_size() == 0 && c.ops_size() == 0 && c.modules_size() == 0;
 }
 
 }  // namespace

@@ -106,8 +106,9 @@ void Validator::check_modules(const v1::Chunk& chunk) {
         report(what + " repeats the content of an earlier module (sha256 " + m.sha256() +
                "); each is stored once");
     }
-    if (m.image().empty() && m.functions_size() == 0)
+    if (m.image().empty() && m.functions_size() == 0 && !m.image_omitted())
       report(what + " has neither an image nor analysed functions");
+    if (m.image_omitted() && !m.image().empty()) report(what + " has an image but says it was left out");
     std::set<uint32_t> names;
     for (const auto& f : m.functions()) {
       check_string((what + " function name").c_str(), f.name());

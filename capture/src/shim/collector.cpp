@@ -34,6 +34,14 @@ std::vector<std::string> own_command_line() {
   return args;
 }
 
+// What the size cap left out, empty when nothing.
+std::string over_cap_text(const ModuleStats& s, const CaptureConfig& config) {
+  if (s.over_cap == 0) return {};
+  return std::to_string(s.over_cap) + " module images (" + std::to_string(s.over_cap_bytes) +
+         " bytes) left out, over --max-module-bytes " + std::to_string(config.max_module_bytes) +
+         " (their sha256 is kept)";
+}
+
 v1::Header header_for(const CaptureConfig& config) {
   v1::Header h;
   h.set_producer("racetrack-capture 0.1");
@@ -71,6 +79,8 @@ Collector::Collector(const CaptureConfig& config, ActivityBuffers* buffers, std:
     : config_(config), path_(std::move(path)), writer_(std::move(writer)), buffers_(buffers) {
   AssemblerOptions options;
   options.header = header_for(config);
+  options.modules.keep_images = config.code;
+  options.modules.max_image_bytes = config.max_module_bytes;
   assembler_ = std::make_unique<TraceAssembler>(writer_, std::move(options));
 }
 
@@ -130,6 +140,9 @@ void Collector::cycle(bool final) {
   for (ThreadSlot* s : slots)
     s->log.drain(
         [&](const ApiEvent& e, std::span<const uint64_t> payload) { assembler_->add_api(e, payload); });
+  // After the logs: an image is left before its load is logged.
+  for (const ModuleImage& image : module_images_.take())
+    assembler_->add_module_image(image.cupti_module, image.bytes, image.source);
   const int64_t now = realtime_ns();
   Status status = Ok{};
   if (final) {
@@ -138,6 +151,8 @@ void Collector::cycle(bool final) {
       assembler_->note("CUPTI dropped " + std::to_string(dropped) + " activity records", now);
     if (corrupt_buffers_ > 0)
       assembler_->note(std::to_string(corrupt_buffers_) + " activity buffers ended early", now);
+    if (const std::string text = over_cap_text(assembler_->stats().modules, config_); !text.empty())
+      assembler_->note(text, now);
     status = assembler_->finish();
     if (status) status = writer_.close();
     finished_.store(true, std::memory_order_release);
@@ -171,6 +186,13 @@ void Collector::stop() {
   std::fprintf(stderr, "racetrack: wrote %llu ops (%llu API calls, %llu device records) to %s\n",
                static_cast<unsigned long long>(s.ops_written), static_cast<unsigned long long>(s.api_events),
                static_cast<unsigned long long>(s.records), path_.c_str());
+  if (s.modules.stored > 0)
+    std::fprintf(stderr, "racetrack: stored %llu modules of GPU code (%llu bytes of images, %llu left out)\n",
+                 static_cast<unsigned long long>(s.modules.stored),
+                 static_cast<unsigned long long>(s.modules.image_bytes),
+                 static_cast<unsigned long long>(s.modules.left_out));
+  if (const std::string text = over_cap_text(s.modules, config_); !text.empty())
+    std::fprintf(stderr, "racetrack: warning: %s\n", text.c_str());
   if (!config_.index_path.empty()) {
     const int fd = ::open(config_.index_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) {

@@ -13,6 +13,7 @@
 
 #include "capture_config.h"
 #include "shim/activity_buffers.h"
+#include "shim/module_images.h"
 #include "thread_log.h"
 #include "trace_assembler.h"
 
@@ -30,12 +31,13 @@ class Collector {
  public:
   // Opens the trace file and starts the flusher thread, which decodes the
   // activity buffers CUPTI completes into `buffers`.
-  static Result<std::unique_ptr<Collector>> start(const CaptureConfig& config,
-                                                  ActivityBuffers* buffers);
+  static Result<std::unique_ptr<Collector>> start(const CaptureConfig& config, ActivityBuffers* buffers);
   ~Collector();
 
   ThreadSlot* register_thread();  // once per application thread
   std::atomic<uint64_t>& next_seq() { return next_seq_; }
+  // Where loading threads leave module images (before logging the load).
+  ModuleImages& module_images() { return module_images_; }
 
   // A signal arrived: make what is captured so far durable (`final`: and end
   // the trace, the process is about to die). Async-signal-safe; waits at
@@ -51,8 +53,7 @@ class Collector {
   bool finished() const { return finished_.load(std::memory_order_acquire); }
 
  private:
-  Collector(const CaptureConfig& config, ActivityBuffers* buffers, std::string path,
-            TraceWriter writer);
+  Collector(const CaptureConfig& config, ActivityBuffers* buffers, std::string path, TraceWriter writer);
   void run();
   void cycle(bool final);
 
@@ -61,12 +62,13 @@ class Collector {
   TraceWriter writer_;
   std::unique_ptr<TraceAssembler> assembler_;
   ActivityBuffers* buffers_;
+  ModuleImages module_images_;
   std::atomic<uint64_t> next_seq_{1};
 
   std::mutex slots_mutex_;
   std::vector<std::unique_ptr<ThreadSlot>> slots_;
 
-  std::mutex cycle_mutex_;  // one cycle at a time (flusher, exit, fork)
+  std::mutex cycle_mutex_;              // one cycle at a time (flusher, exit, fork)
   std::atomic<int> signal_request_{0};  // 1 flush, 2 final
   std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};

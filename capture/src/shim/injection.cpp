@@ -1,9 +1,10 @@
 // The injected side of `racetrack capture`: InitializeInjection (called by
 // the driver during cuInit when CUDA_INJECTION64_PATH names this library),
-// the CUPTI callback that logs API, NVTX and graph-node events on the
-// calling thread, the activity-buffer callbacks, and the exit, signal and
-// fork hooks. Callbacks never call the CUDA runtime (docs/cupti-notes.md §4.4), take
-// no locks and allocate nothing after a thread's first call.
+// the CUPTI callback that logs API, NVTX, graph-node and module-load events
+// on the calling thread, the activity-buffer callbacks, and the exit, signal
+// and fork hooks. Callbacks never call the CUDA runtime (CUPTI_NOTES §4.4),
+// take no locks and allocate nothing after a thread's first call, except
+// for a module load, whose image is copied out (module_images.h).
 #include <cupti.h>
 #include <dlfcn.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "callback_decoder.h"
@@ -43,6 +45,7 @@ struct ThreadState {
   ThreadSlot* slot = nullptr;
   uint64_t os_tid = 0;
   int depth = 0;
+  uint64_t entering = 0;  // correlation id of the call being decoded at ENTER
   InFlight stack[kMaxDepth];
   uint64_t scratch[kMaxDepth][ThreadLog::kMaxPayloadWords];
   ShimDriverQueries queries;
@@ -124,9 +127,16 @@ void log_instant(ThreadState& t, ApiEvent& e, uint32_t words) {
   e.seq = take_seq(t);
   e.os_tid = t.os_tid;
   e.host_start = e.host_end = now_ns();
-  t.slot->log.append(e, std::span<const uint64_t>(t.scratch[t.depth < kMaxDepth ? t.depth : 0],
-                                                  words));
+  t.slot->log.append(e, std::span<const uint64_t>(t.scratch[t.depth < kMaxDepth ? t.depth : 0], words));
   if (t.depth == 0) t.slot->inflight.store(ThreadSlot::kIdle, std::memory_order_release);
+}
+
+// The file a pointer lies in (a library's or the program's fatbin section),
+// empty for heap memory (an image the driver extracted or JIT-compiled).
+std::string mapped_file(const void* pointer) {
+  Dl_info info{};
+  if (pointer == nullptr || dladdr(pointer, &info) == 0 || info.dli_fname == nullptr) return {};
+  return info.dli_fname;
 }
 
 void on_api(ThreadState& t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -136,7 +146,11 @@ void on_api(ThreadState& t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     InFlight& f = t.stack[t.depth];
     f.event = ApiEvent{};
     Payload payload{t.scratch[t.depth], ThreadLog::kMaxPayloadWords, 0};
-    if (!decode_api_enter(domain, cbid, cb, t.queries, f.event, payload)) return;
+    // The decoder's driver queries may load the launched module (lazy loading).
+    t.entering = cb.correlationId;
+    const bool recorded = decode_api_enter(domain, cbid, cb, t.queries, f.event, payload);
+    t.entering = 0;
+    if (!recorded) return;
     f.domain = domain;
     f.cbid = cbid;
     f.words = payload.used;
@@ -171,13 +185,17 @@ void on_resource(ThreadState& t, CUpti_CallbackId cbid, const CUpti_ResourceData
   if (!decode_resource(cbid, data, t.queries, e)) return;
   // A node created inside a launch or copy call: that call was captured
   // into a graph, not executed.
-  if (e.kind == ApiKind::kGraphNodeCreated && t.depth > 0)
-    t.stack[t.depth - 1].event.graph_node = e.handle;
+  if (e.kind == ApiKind::kGraphNodeCreated && t.depth > 0) t.stack[t.depth - 1].event.graph_node = e.handle;
+  if (e.kind == ApiKind::kModuleLoaded) {
+    // The call it was loaded for: the one being decoded, else the innermost in flight.
+    e.correlation = t.entering != 0 ? t.entering : t.depth > 0 ? t.stack[t.depth - 1].event.correlation : 0;
+    const std::span<const uint8_t> image = module_image(cbid, data);
+    g_collector->module_images().push(e.handle, image, mapped_file(image.data()));
+  }
   log_instant(t, e, 0);
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                          const void* data) {
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (!g_active.load(std::memory_order_relaxed) || g_collector->finished()) return;
   ThreadState& t = thread_state();
   switch (domain) {
@@ -185,14 +203,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     case CUPTI_CB_DOMAIN_DRIVER_API:
       on_api(t, domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
       break;
-    case CUPTI_CB_DOMAIN_NVTX:
-      on_nvtx(t, cbid, *static_cast<const CUpti_NvtxData*>(data));
-      break;
-    case CUPTI_CB_DOMAIN_RESOURCE:
-      on_resource(t, cbid, *static_cast<const CUpti_ResourceData*>(data));
-      break;
-    default:
-      break;
+    case CUPTI_CB_DOMAIN_NVTX: on_nvtx(t, cbid, *static_cast<const CUpti_NvtxData*>(data)); break;
+    case CUPTI_CB_DOMAIN_RESOURCE: on_resource(t, cbid, *static_cast<const CUpti_ResourceData*>(data)); break;
+    default: break;
   }
 }
 
@@ -263,11 +276,11 @@ void install_fork_hooks() {
 }
 
 bool subscribe(CUpti_SubscriberHandle* subscriber) {
-  using SubscribeV2 = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
-                                      CUpti_SubscriberParams*);
+  using SubscribeV2 =
+      CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
   CUptiResult rc;
-  // The process's CUPTI may predate cuptiSubscribe_v2 (docs/cupti-notes.md §8).
+  // The process's CUPTI may predate cuptiSubscribe_v2 (CUPTI_NOTES §8).
   if (auto v2 = reinterpret_cast<SubscribeV2>(dlsym(RTLD_DEFAULT, "cuptiSubscribe_v2"))) {
     CUpti_SubscriberParams params{};
     params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
@@ -291,12 +304,10 @@ bool subscribe(CUpti_SubscriberHandle* subscriber) {
 }
 
 bool enable_activity() {
-  if (cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS)
-    return false;
+  if (cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) return false;
   for (CUpti_ActivityKind kind : enabled_activity_kinds())
     if (cuptiActivityEnable(kind) != CUPTI_SUCCESS)
-      std::fprintf(stderr, "racetrack: CUPTI activity kind %d unavailable\n",
-                   static_cast<int>(kind));
+      std::fprintf(stderr, "racetrack: CUPTI activity kind %d unavailable\n", static_cast<int>(kind));
   return true;
 }
 
@@ -307,8 +318,7 @@ int initialize() {
   g_pid = getpid();
   auto config = config_from_env([](const char* name) { return std::getenv(name); });
   if (!config) {
-    std::fprintf(stderr, "racetrack: %s; this process runs untraced\n",
-                 config.error().message.c_str());
+    std::fprintf(stderr, "racetrack: %s; this process runs untraced\n", config.error().message.c_str());
     return 1;
   }
   g_config = *config;
@@ -321,8 +331,7 @@ int initialize() {
   if (!subscribe(&subscriber)) return 1;
   auto collector = Collector::start(g_config, g_buffers);
   if (!collector) {
-    std::fprintf(stderr, "racetrack: %s; this process runs untraced\n",
-                 collector.error().describe().c_str());
+    std::fprintf(stderr, "racetrack: %s; this process runs untraced\n", collector.error().describe().c_str());
     cuptiUnsubscribe(subscriber);
     return 1;
   }
@@ -342,7 +351,9 @@ int initialize() {
 }  // namespace
 }  // namespace racetrack::capture
 
-RACETRACK_EXPORT int InitializeInjection(void) { return racetrack::capture::initialize(); }
+RACETRACK_EXPORT int InitializeInjection(void) {
+  return racetrack::capture::initialize();
+}
 
 // NVTX_INJECTION64_PATH names this library too (`racetrack capture` sets
 // it): hand NVTX to the CUPTI the process actually loaded, which turns NVTX

@@ -49,8 +49,12 @@ struct FakeCuptiStats fake_cupti_stats(void);
 struct FakeCudaStats {
   uint32_t func_param_queries;    // cuFuncGetParamInfo calls
   uint32_t kernel_param_queries;  // cuKernelGetParamInfo calls
+  uint32_t module_queries;        // cuFuncGetModule calls
 };
 struct FakeCudaStats fake_cuda_stats(void);
+// Called (once) from inside cuFuncGetModule for `handle`, as lazy loading
+// loads a module when a query first needs it.
+void fake_cuda_set_module_query_hook(uint64_t handle, void (*hook)(void));
 
 }  // extern "C"
 
@@ -66,6 +70,15 @@ inline constexpr uint32_t kLegacyStreamId = 7;  // CUPTI's id of the NULL stream
 inline constexpr uint64_t kAxpyKernel = 0xA0A000;
 // fill(float* p, int n), launched through the driver directly (a CUfunction).
 inline constexpr uint64_t kFillFunction = 0xF0F000;
+
+// Their modules: fill's CUmodule directly, axpy's through its CUlibrary.
+inline constexpr uint64_t kFillModule = 0x30F000;
+inline constexpr uint64_t kAxpyLibrary = 0x11A000;
+inline constexpr uint64_t kAxpyModule = 0x30A000;
+// CUPTI's module ids of the "modules" scenario's loads.
+inline constexpr uint32_t kFillCuptiModule = 1;
+inline constexpr uint32_t kAxpyCuptiModule = 2;
+inline constexpr uint32_t kAxpyAgainCuptiModule = 3;  // the same image, loaded again
 
 struct Param {
   size_t offset, size;

@@ -14,17 +14,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cupti_records.h"
 #include "fakes.h"
+#include "tiny_cubin.h"
 
 #ifndef RACETRACK_CAPTURE_LIBRARY
 #error "RACETRACK_CAPTURE_LIBRARY must name libracetrack_capture.so"
@@ -129,7 +134,9 @@ class FakeCuda {
 
   // axpy<<<4, 256, 0, s>>>(x, y, n, a): cudaLaunchKernel with a CUkernel,
   // and the cuLaunchKernel inside it that carries the arguments.
-  void launch_axpy(FakeStream s, uint64_t x, uint64_t y, int n, float a, Arrival when) {
+  // `inside` runs inside the driver launch (where lazy loading loads a module).
+  void launch_axpy(FakeStream s, uint64_t x, uint64_t y, int n, float a, Arrival when,
+                   const std::function<void()>& inside = {}) {
     const uint32_t correlation = next_correlation();
     const CUpti_ActivityKernel10 r = kernel_record(correlation, s, kAxpyName);
     float* x_arg = as<float*>(x);
@@ -143,7 +150,7 @@ class FakeCuda {
     params.stream = as<cudaStream_t>(s.handle);
     with_record(r, when, [&] {
       runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params, correlation,
-                   [&] { driver_launch(kAxpyKernel, s, args, correlation); });
+                   [&] { driver_launch(kAxpyKernel, s, args, correlation, inside); });
     });
   }
 
@@ -216,6 +223,28 @@ class FakeCuda {
       runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize", &params,
                    correlation);
     });
+  }
+
+  // cuModuleLoadData(&module, image): the driver loads it (CUPTI's resource
+  // callback, inside the call), and hands out `handle`.
+  void module_load_data(uint64_t handle, uint32_t cupti_module, std::span<const uint8_t> image) {
+    CUmodule module = nullptr;
+    cuModuleLoadData_params params{&module, image.data()};
+    driver_call(CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, "cuModuleLoadData", &params, next_correlation(),
+                [&] {
+                  module_loaded(cupti_module, image);
+                  module = as<CUmodule>(handle);
+                });
+  }
+
+  // CUPTI's MODULE_LOADED callback, on the loading thread.
+  static void module_loaded(uint32_t cupti_module, std::span<const uint8_t> image) {
+    CUpti_ModuleResourceData module{};
+    module.moduleId = cupti_module;
+    module.cubinSize = image.size();
+    module.pCubin = reinterpret_cast<const char*>(image.data());
+    const CUpti_ResourceData data{kContext, {nullptr}, &module};
+    fake_cupti_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED, &data);
   }
 
   void nvtx_mark(const char* text) {
@@ -305,7 +334,8 @@ class FakeCuda {
     api_call<CUresult>(CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params, correlation, body);
   }
 
-  void driver_launch(uint64_t function, FakeStream s, void** args, uint32_t correlation) {
+  void driver_launch(uint64_t function, FakeStream s, void** args, uint32_t correlation,
+                     const std::function<void()>& inside = {}) {
     cuLaunchKernel_params params{};
     params.f = as<CUfunction>(function);
     params.gridDimX = 4;
@@ -314,7 +344,9 @@ class FakeCuda {
     params.blockDimY = params.blockDimZ = 1;
     params.hStream = as<CUstream>(s.handle);
     params.kernelParams = args;
-    driver_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &params, correlation);
+    driver_call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &params, correlation, [&] {
+      if (inside) inside();
+    });
   }
 
   static void nvtx(CUpti_CallbackId cbid, const char* name, const void* params) {
@@ -360,6 +392,45 @@ int offload(bool wait) {
   cuda.nvtx_mark(("racetrack:host " + access("r", kPinned, kCopyBytes)).c_str());
   cuda.nvtx_pop();
   cuda.release_held();
+  return 0;
+}
+
+// The module images, in the program's own memory (as a fatbin section is).
+// Both define both kernels, so their names cannot tell which is which: only
+// the calls their loads happen in can tie them to the launches.
+std::array<uint8_t, 1024> g_fill_image{}, g_axpy_image{};
+size_t g_fill_size = 0, g_axpy_size = 0;
+
+std::span<const uint8_t> fill_image() {
+  return {g_fill_image.data(), g_fill_size};
+}
+std::span<const uint8_t> axpy_image() {
+  return {g_axpy_image.data(), g_axpy_size};
+}
+
+size_t place(std::array<uint8_t, 1024>& into, const std::vector<uint8_t>& image) {
+  if (image.size() > into.size()) std::abort();  // a bug in the test program
+  std::copy(image.begin(), image.end(), into.begin());
+  return image.size();
+}
+
+// Lazy loading: fill's module loads when the shim's first module query for
+// fill needs it (inside the capture's own ENTER callback), axpy's inside
+// its first driver launch; axpy's image is loaded again (another context)
+// by cuModuleLoadData. Later launches load nothing.
+int modules() {
+  g_fill_size = place(g_fill_image, racetrack::capture::testing::tiny_cubin({kFillName, kAxpyName}, 1));
+  g_axpy_size = place(g_axpy_image, racetrack::capture::testing::tiny_cubin({kFillName, kAxpyName}, 2));
+  FakeCuda cuda;
+  cuda.create_stream(kCompute, cudaStreamNonBlocking, Arrival::kAfter);
+  fake_cuda_set_module_query_hook(kFillFunction,
+                                  [] { FakeCuda::module_loaded(kFillCuptiModule, fill_image()); });
+  cuda.launch_fill(kCompute, kWeights, kFillN, Arrival::kAfter);
+  cuda.launch_axpy(kCompute, kActivation, kWeights, kAxpyN, kAxpyA, Arrival::kAfter,
+                   [] { FakeCuda::module_loaded(kAxpyCuptiModule, axpy_image()); });
+  cuda.module_load_data(0x30B000, kAxpyAgainCuptiModule, axpy_image());
+  cuda.launch_axpy(kCompute, kActivation, kWeights, kAxpyN, kAxpyA, Arrival::kAfter);
+  cuda.launch_fill(kCompute, kWeights, kFillN, Arrival::kAfter);
   return 0;
 }
 
@@ -465,10 +536,10 @@ void report_fakes() {
       "fakes: subscribe_calls=%u subscribed=%u callbacks_enabled=%u activity_kinds=%u delivered=%u "
       "flushes=%u "
       "forced_flushes=%u buffers=%u queued=%u handed_over=%u walked=%u nvtx_initialised=%u "
-      "func_param_queries=%u kernel_param_queries=%u\n",
+      "func_param_queries=%u kernel_param_queries=%u module_queries=%u\n",
       c.subscribe_calls, c.subscribed, c.callbacks_enabled, c.activity_kinds_enabled, c.callbacks_delivered,
       c.flushes, c.forced_flushes, c.buffers_completed, c.records_queued, c.records_delivered,
-      c.records_walked, c.nvtx_initialised, d.func_param_queries, d.kernel_param_queries);
+      c.records_walked, c.nvtx_initialised, d.func_param_queries, d.kernel_param_queries, d.module_queries);
   std::fflush(stdout);
 }
 
@@ -500,8 +571,9 @@ int main(int argc, char** argv) {
   const std::string scenario = argc == 2 ? argv[1] : "";
   if (scenario != "offload" && scenario != "offload-nowait" && scenario != "threads" &&
       scenario != "sigterm" && scenario != "fork" && scenario != "late-thread" && scenario != "busy" &&
-      scenario != "activity") {
-    std::fprintf(stderr, "usage: %s offload|offload-nowait|threads|sigterm|fork|late-thread|busy|activity\n",
+      scenario != "activity" && scenario != "modules") {
+    std::fprintf(stderr,
+                 "usage: %s offload|offload-nowait|threads|sigterm|fork|late-thread|busy|activity|modules\n",
                  argv[0]);
     return 2;
   }
@@ -515,5 +587,6 @@ int main(int argc, char** argv) {
   if (scenario == "sigterm") return sigterm();
   if (scenario == "fork") return fork_child();
   if (scenario == "late-thread") return late_thread();
+  if (scenario == "modules") return modules();
   return offload(scenario != "offload-nowait");  // also busy and activity
 }

@@ -22,11 +22,13 @@
 
 #include "callback_decoder.h"
 #include "racetrack/race/checker.h"
+#include "racetrack/traces/sha256.h"
 #include "racetrack/traces/trace_io.h"
 #include "racetrack/traces/validate.h"
 #include "record_decoder.h"
 #include "shim/fakes.h"
 #include "test_support.h"
+#include "tiny_cubin.h"
 
 extern char** environ;
 
@@ -499,6 +501,92 @@ TEST(CaptureShim, ActivityModeTracesRecordsAndWritesNothing) {
   EXPECT_GT(fakes["queued"], 0u);
   EXPECT_EQ(fakes["handed_over"], fakes["queued"]);
   EXPECT_EQ(fakes["walked"], 0u);
+}
+
+// ---------------------------------------------------------------------------
+// Kernel code (docs/capture.md, "Kernel code").
+
+std::vector<uint32_t> kernel_modules(const v1::Chunk& trace) {
+  std::vector<uint32_t> modules;
+  for (const v1::Op* op : ops_of(trace, kKernel)) modules.push_back(op->kernel().module());
+  return modules;
+}
+
+std::vector<std::string> kernel_names(const v1::Chunk& trace) {
+  std::vector<std::string> names;
+  for (const v1::Op* op : ops_of(trace, kKernel)) names.push_back(string_of(trace, op->kernel().name()));
+  return names;
+}
+
+// The images the "modules" scenario loads (shim_program.cpp).
+std::string fill_image() {
+  const std::vector<uint8_t> image = testing::tiny_cubin({"_Z4fillPfi", "_Z4axpyPfPKfif"}, 1);
+  return {image.begin(), image.end()};
+}
+std::string axpy_image() {
+  const std::vector<uint8_t> image = testing::tiny_cubin({"_Z4fillPfi", "_Z4axpyPfPKfif"}, 2);
+  return {image.begin(), image.end()};
+}
+
+TEST(CaptureShim, EachLoadedModuleIsStoredOnceAndNamedByItsKernels) {
+  TempDir dir;
+  const ProgramRun run = run_program(dir, "modules");
+  ASSERT_TRUE(run.exited_with(0)) << run.describe();
+  EXPECT_THAT(racetrack_lines(run.err),
+              ElementsAre(StartsWith("racetrack: wrote 4 ops"),
+                          "racetrack: stored 2 modules of GPU code (" +
+                              std::to_string(fill_image().size() + axpy_image().size()) +
+                              " bytes of images, 0 left out)"));
+  // One module query per launched handle, however often it is launched.
+  EXPECT_EQ(fake_counts(run)["module_queries"], 2u);
+
+  const v1::Chunk trace = load_valid(dir);
+  // Three loads, two contents: axpy's image loaded again is the same module.
+  ASSERT_EQ(trace.modules_size(), 2);
+  EXPECT_EQ(trace.modules(0).image(), fill_image());
+  EXPECT_EQ(trace.modules(0).sha256(), Sha256::hex(fill_image().data(), fill_image().size()));
+  EXPECT_EQ(trace.modules(1).image(), axpy_image());
+  // In the program's own memory: named by the file it is mapped from.
+  EXPECT_THAT(string_of(trace, trace.modules(0).name()), ::testing::EndsWith("capture_shim_program"));
+  // fill's module loaded inside the shim's own module query at its first
+  // launch, axpy's inside its first driver launch; both images define both
+  // kernels, so only those launches could tie them.
+  EXPECT_THAT(kernel_names(trace),
+              ElementsAre("_Z4fillPfi", "_Z4axpyPfPKfif", "_Z4axpyPfPKfif", "_Z4fillPfi"));
+  EXPECT_THAT(kernel_modules(trace), ElementsAre(1u, 2u, 2u, 1u));
+}
+
+TEST(CaptureShim, NoCodeKeepsTheHashesOnly) {
+  TempDir dir;
+  const ProgramRun run = run_program(dir, "modules", {"RACETRACK_CAPTURE_CODE=0"});
+  ASSERT_TRUE(run.exited_with(0)) << run.describe();
+  const v1::Chunk trace = load_valid(dir);
+  ASSERT_EQ(trace.modules_size(), 2);
+  for (const v1::Module& m : trace.modules()) {
+    EXPECT_TRUE(m.image().empty());
+    EXPECT_TRUE(m.image_omitted());
+  }
+  EXPECT_EQ(trace.modules(1).sha256(), Sha256::hex(axpy_image().data(), axpy_image().size()));
+  EXPECT_THAT(kernel_modules(trace), ElementsAre(1u, 2u, 2u, 1u));
+}
+
+TEST(CaptureShim, ImagesOverTheCapAreLeftOutWithAWarning) {
+  TempDir dir;
+  const std::string cap = std::to_string(fill_image().size());
+  const ProgramRun run = run_program(dir, "modules", {"RACETRACK_CAPTURE_MAX_MODULE_BYTES=" + cap});
+  ASSERT_TRUE(run.exited_with(0)) << run.describe();
+  const std::string warning = "1 module images (" + std::to_string(axpy_image().size()) +
+                              " bytes) left out, over --max-module-bytes " + cap + " (their sha256 is kept)";
+  EXPECT_THAT(racetrack_lines(run.err), ::testing::Contains("racetrack: warning: " + warning));
+  const v1::Chunk trace = load_valid(dir);
+  ASSERT_EQ(trace.modules_size(), 2);
+  EXPECT_EQ(trace.modules(0).image(), fill_image());
+  EXPECT_TRUE(trace.modules(1).image_omitted());
+  // The trace says so too.
+  std::vector<std::string> notes;
+  for (const v1::Op* op : ops_of(trace, kAnnotation))
+    notes.push_back(string_of(trace, op->annotation().text()));
+  EXPECT_THAT(notes, ::testing::Contains(warning));
 }
 
 }  // namespace
