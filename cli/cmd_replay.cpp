@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
 #include "progress.h"
@@ -12,6 +13,7 @@ namespace {
 struct ReplayArgs {
   std::string path, format = "text", timing = "traced";
   replay::ReplayOptions options;
+  CodeModeFlags code_modes;
 };
 
 // Flags that only act together with another, said so rather than ignored.
@@ -31,6 +33,7 @@ int run_replay(ReplayArgs& a, const CLI::App& cmd) {
       return kExitBadInput;
     }
   a.options.traced_timing = a.timing == "traced";
+  a.options.check.code_modes = a.code_modes.table();
   ProgressLine progress;
   a.options.progress = progress.callback();
   auto report = replay::replay_file(a.path, a.options);
