@@ -294,8 +294,8 @@ TEST(CodeModesReport, KernelsReachingMemoryIndirectlyAreNeverCalledClean) {
 }
 
 // Modules arrive with the chunks: a module in a later chunk is there for
-// the kernels after it, and both passes of check_file (the fix re-check
-// adds the chunks again) share one table.
+// the kernels after it, both passes of check_file (the fix re-check adds
+// the chunks again) share one table, and --emit-fixed keeps the modules.
 TEST(CodeModesReport, AModuleInALaterChunkServesTheKernelsAfterIt) {
   racetrack::testing::TempDir dir;
   const std::string path = dir.path("chunks.rtrace");
@@ -325,6 +325,15 @@ TEST(CodeModesReport, AModuleInALaterChunkServesTheKernelsAfterIt) {
   EXPECT_TRUE(result->fixes_checked);
   EXPECT_TRUE(result->fixes_verified);
   EXPECT_EQ(options.code_modes->counts().modules, 1u);
+  // The trace with the fixes written keeps its modules (and validates).
+  const std::string fixed = dir.path("fixed.rtrace");
+  ASSERT_TRUE(race::write_fixed_trace(path, fixed, race::fix_edits(*result)).ok());
+  race::CheckOptions again = keep_all_options();
+  again.code_modes = table();
+  auto rechecked = race::check_file(fixed, again);
+  ASSERT_TRUE(rechecked.ok()) << rechecked.error().describe();
+  EXPECT_EQ(rechecked->shown_groups(), 0u);
+  EXPECT_EQ(rechecked->modes.launches[static_cast<int>(ModeSource::kMachineCode)], 1u);
 }
 
 TEST(WordAccess, PrecedenceOfMachineCodeThenRuleThenUnknown) {
