@@ -78,6 +78,7 @@ void add_replay(CLI::App& app, int& exit_code) {
              "arena bytes (0: no limit); larger footprints are scaled down")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the replayed timeline (measured times) as a trace");
+  add_code_mode_flags(cmd, a->code_modes);
   cmd->add_option("--format", a->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

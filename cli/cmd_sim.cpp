@@ -148,6 +148,7 @@ void add_sim(CLI::App& app, int& exit_code) {
                   "hazards to demonstrate: definite, likely or possible")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the simulated timeline as a trace");
+  add_code_mode_flags(cmd, a->code_modes);
   cmd->add_option("--format", a->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

@@ -350,8 +350,11 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
     const QString mode = a.reads && a.writes ? tr("reads+writes") : a.writes ? tr("writes") : tr("reads");
     add(tr("racing access"), a.space, a.lo, a.hi - a.lo,
         side->region_label ? QStringLiteral("\"%1\"").arg(q(t.string(side->region_label))) : tr("(unnamed)"),
-        QStringLiteral("  %1%2 %3, %4")
-            .arg(mode, a.mode_known ? QString() : tr(" (mode unknown)"), q(race::mode_source_text(a)),
+        QStringLiteral("  %1%2%3, %4")
+            .arg(mode, a.mode_known ? QString() : tr(" (mode unknown)"),
+                 a.mode_source == race::ModeSource::kUnknown
+                     ? QString()
+                     : QStringLiteral(" ") + q(race::mode_source_text(a)),
                  q(precision_name(a.precision))));
     if (a.indirect)
       row(accesses, tr("unseen accesses"),

@@ -25,7 +25,8 @@ std::string mode_text(const HazardSide& s) {
   const ResolvedAccess& a = s.access;
   std::string m = a.reads && a.writes ? "reads+writes" : a.writes ? "writes" : "reads";
   if (!a.mode_known) m = "may write (mode unknown)";
-  if (s.op_kind != OpKind::kMemcpy && s.op_kind != OpKind::kMemset) m += " " + mode_source_text(a);
+  if (s.op_kind != OpKind::kMemcpy && s.op_kind != OpKind::kMemset && a.mode_source != ModeSource::kUnknown)
+    m += " " + mode_source_text(a);
   if (a.precision != v1::PRECISION_EXACT) m += ", " + std::string(precision_name(a.precision)) + " extent";
   return m;
 }
@@ -53,7 +54,7 @@ std::string mode_source_text(const ResolvedAccess& a) {
     case ModeSource::kMachineCode:
       return a.mode_known ? "(machine code)" : "(machine code cannot follow the pointer)";
     case ModeSource::kRule: return "(--kernel-modes rule)";
-    default: return "(no record, machine code or rule)";
+    default: return {};  // "mode unknown" says it
   }
 }
 

@@ -23,7 +23,8 @@ uint64_t hazards_to_list(const CheckResult& result);
 
 std::string format_text(const CheckResult& result, const ReportOptions& options);
 
-// Where a kernel access's mode came from, for text reports: "(machine code)".
+// Where a kernel access's mode came from, for text reports: "(machine code)";
+// "" for an unknown mode ("mode unknown" says it).
 std::string mode_source_text(const ResolvedAccess& access);
 // "kernel modes: N launch(es); ..." and the notes of machine code not
 // analysed; "" when neither machine code nor rules were involved.
