@@ -56,8 +56,13 @@ class NvdisasmOverride {
 // k_copy(float* dst, const float* src, int n) of basic.cu, launched on the
 // compute stream while a D2H copy reads dst: a WAR the machine code makes
 // likely (dst is an allocator block, k_copy writes through word 1).
-v1::Chunk copy_trace(const std::string& image) {
+v1::Chunk copy_trace(const std::string& image, uint32_t cc_major = 0, uint32_t cc_minor = 0) {
   TraceBuilder b;
+  if (cc_major) {
+    v1::Device& d = *b.header().add_devices();
+    d.set_cc_major(cc_major);
+    d.set_cc_minor(cc_minor);
+  }
   auto compute = b.stream("compute", v1::ROLE_COMPUTE);
   auto copy = b.stream("d2h", v1::ROLE_D2H);
   auto segment = b.device_buffer("segment", 1 << 20);
@@ -104,6 +109,24 @@ TEST(TraceModules, AnImageInTheTraceIsAnalysedAutomaticallyAndCached) {
   EXPECT_TRUE(cached.modes.notes.empty()) << cached.modes.notes[0];
   ASSERT_EQ(cached.all.size(), 1u);
   EXPECT_EQ(cached.all[0].second.access.mode_source, race::ModeSource::kMachineCode);
+}
+
+// A fatbin holds code for several architectures; only the devices' own is
+// analysed, or all of it when there is none of theirs.
+TEST(TraceModules, OnlyTheMachineCodeOfTheTracesDevicesIsAnalysed) {
+  racetrack::testing::TempDir dir;
+  const std::string image = slurp(fs::path(RACETRACK_CODE_CUBINS_DIR) / "basic.fatbin");
+  ASSERT_FALSE(image.empty());
+  const std::string sha256 = Sha256::hex(image.data(), image.size());
+  for (const auto& [minor, entry] : {std::pair{0u, "-sm90.json"}, std::pair{9u, ".json"}}) {
+    SCOPED_TRACE("sm_9" + std::to_string(minor));
+    const std::string cache = dir.path("cache" + std::to_string(minor));
+    const race::CheckResult result = check_with(copy_trace(image, 9, minor), cache);
+    EXPECT_TRUE(result.modes.notes.empty()) << result.modes.notes[0];
+    ASSERT_EQ(result.all.size(), 1u);
+    EXPECT_EQ(result.all[0].second.access.mode_source, race::ModeSource::kMachineCode);
+    EXPECT_TRUE(fs::exists(fs::path(cache) / (sha256 + entry))) << entry;
+  }
 }
 
 TEST(TraceModules, WithoutADisassemblerTheReportSaysSoOnceAndTheModesAreUnknown) {

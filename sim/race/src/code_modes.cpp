@@ -27,6 +27,18 @@ code::KernelModes from_function(const v1::FunctionCode& f, std::string name) {
   return k;
 }
 
+// The SM version every device of the trace has (90 = sm_90), if they agree:
+// only that machine code runs there, and a big fatbin holds many others.
+std::optional<uint32_t> device_arch(const TraceTables& tables) {
+  std::optional<uint32_t> arch;
+  for (const auto& d : tables.header().devices()) {
+    const uint32_t sm = d.cc_major() * 10 + d.cc_minor();
+    if (d.cc_major() == 0 || (arch && *arch != sm)) return std::nullopt;
+    arch = sm;
+  }
+  return arch;
+}
+
 std::string plural(uint64_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
@@ -53,14 +65,25 @@ std::optional<CodeModeTable::Kernels> CodeModeTable::stored_analysis(const v1::M
   return kernels;
 }
 
-void CodeModeTable::analyse_image(const v1::Module& m, const std::string& label, Kernels& out) {
+void CodeModeTable::analyse_image(const v1::Module& m, const std::string& label, std::optional<uint32_t> arch,
+                                  Kernels& out) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(m.image().data());
   const code::Bytes image(bytes, m.image().size());
   const std::string sha256 = Sha256::hex(image.data(), image.size());
   const code::ModesCache cache(options_.cache_directory);
-  std::optional<code::ModuleModes> modes = cache.load(sha256, std::nullopt);
+  std::optional<code::ModuleModes> modes = cache.load(sha256, arch);
+  Result<code::CubinSet> set = Error{};
   if (!modes) {
-    auto set = code::find_cubins(image);
+    set = code::find_cubins(image, arch);
+    // No machine code of the device's own version (e.g. sm_80 code that an
+    // sm_86 device runs): all of it, joined.
+    if (set && arch && set->cubins.empty() && set->skipped) {
+      arch.reset();
+      modes = cache.load(sha256, arch);
+      if (!modes) set = code::find_cubins(image);
+    }
+  }
+  if (!modes) {
     if (!set) {
       ++counts_.unreadable;
       if (failures_.size() < kMaxFailures) failures_.push_back(label + ": " + set.error().describe());
@@ -73,6 +96,7 @@ void CodeModeTable::analyse_image(const v1::Module& m, const std::string& label,
     }
     code::AnalyseOptions analyse;
     analyse.jobs = options_.jobs;
+    analyse.arch = arch;
     auto analysed = code::analyse_cubins(**tool_, *set, analyse);
     if (!analysed) {
       ++counts_.unreadable;
@@ -81,7 +105,7 @@ void CodeModeTable::analyse_image(const v1::Module& m, const std::string& label,
     }
     modes = std::move(*analysed);
     // A cache that cannot be written costs only time on the next run.
-    if (!options_.cache_directory.empty()) (void)cache.store(sha256, std::nullopt, *modes);
+    if (!options_.cache_directory.empty()) (void)cache.store(sha256, arch, *modes);
   }
   ++counts_.analysed;
   cubins_failed_ += modes->notes.size();
@@ -109,7 +133,7 @@ void CodeModeTable::add_modules(const v1::Chunk& chunk, const TraceTables& table
     }
     std::string label = "module " + std::to_string(m.id());
     if (m.name()) label += " (" + std::string(tables.string(m.name())) + ")";
-    analyse_image(m, label, kernels);
+    analyse_image(m, label, device_arch(tables), kernels);
   }
 }
 

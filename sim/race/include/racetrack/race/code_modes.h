@@ -64,7 +64,10 @@ class CodeModeTable {
   // Kernels from a stored analysis; nullopt unless every function is of
   // the current analyzer version.
   static std::optional<Kernels> stored_analysis(const v1::Module& m, const TraceTables& tables);
-  void analyse_image(const v1::Module& m, const std::string& label, Kernels& out);
+  // Only the machine code of `arch` (the trace's devices) when the image
+  // has some, else all of it.
+  void analyse_image(const v1::Module& m, const std::string& label, std::optional<uint32_t> arch,
+                     Kernels& out);
 
   CodeModesOptions options_;
   mutable std::mutex mutex_;
