@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
 #include "progress.h"
@@ -24,6 +25,7 @@ struct CheckArgs {
   std::string suppress, emit_fixed, kernel_modes;
   bool all = false;
   bool no_fix = false;
+  CodeModeFlags code_modes;
 };
 
 Result<std::string> read_text(const std::string& path) {
@@ -119,6 +121,7 @@ int run_check(const CheckArgs& a) {
     for (const Suppression& s : suppressions) options.suppressed.insert(s.signature);
   }
   options.explain_and_fix = !a.no_fix;
+  options.code_modes = a.code_modes.table();
   ProgressLine progress;
   options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
@@ -170,7 +173,9 @@ void add_check(CLI::App& app, int& exit_code) {
       "file of hazard signatures to suppress, one per line (lines that match no hazard are reported)");
   cmd->add_option("--emit-fixed", a->emit_fixed, "write the trace with every suggested fix applied");
   cmd->add_option("--kernel-modes", a->kernel_modes,
-                  "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes");
+                  "file of rules 'REGEX reads=I,J writes=K' giving kernels' argument modes (after the "
+                  "modes the kernels' machine code gives)");
+  add_code_mode_flags(cmd, a->code_modes);
   cmd->add_flag("--all", a->all, "JSON: list every shown hazard, not only each group's first");
   cmd->add_option("--max-hazards", a->max_hazards, "with --all: list at most this many hazards")
       ->capture_default_str()

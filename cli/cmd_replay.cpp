@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
 #include "progress.h"
@@ -12,6 +13,7 @@ namespace {
 struct ReplayArgs {
   std::string path, format = "text", timing = "traced";
   replay::ReplayOptions options;
+  CodeModeFlags code_modes;
 };
 
 // Flags that only act together with another, said so rather than ignored.
@@ -31,6 +33,7 @@ int run_replay(ReplayArgs& a, const CLI::App& cmd) {
       return kExitBadInput;
     }
   a.options.traced_timing = a.timing == "traced";
+  a.options.check.code_modes = a.code_modes.table();
   ProgressLine progress;
   a.options.progress = progress.callback();
   auto report = replay::replay_file(a.path, a.options);
@@ -75,6 +78,7 @@ void add_replay(CLI::App& app, int& exit_code) {
              "arena bytes (0: no limit); larger footprints are scaled down")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the replayed timeline (measured times) as a trace");
+  add_code_mode_flags(cmd, a->code_modes);
   cmd->add_option("--format", a->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

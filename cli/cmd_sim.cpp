@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
 #include "progress.h"
@@ -16,6 +17,7 @@ struct SimArgs {
   double h2d_gbps = 25, d2h_gbps = 25;
   bool modelled_times = false;
   std::string old_kernel_us;
+  CodeModeFlags code_modes;
 };
 
 // "NAME=FACTOR"
@@ -85,6 +87,7 @@ int run_sim(SimArgs& a, const CLI::App& cmd) {
   a.options.costs.h2d_bytes_per_ns = a.h2d_gbps;
   a.options.costs.d2h_bytes_per_ns = a.d2h_gbps;
   a.options.costs.use_traced_times = !a.modelled_times;
+  a.options.check.code_modes = a.code_modes.table();
   ProgressLine progress;
   a.options.progress = progress.callback();
   auto report = des::simulate_file(a.path, a.options);
@@ -145,6 +148,7 @@ void add_sim(CLI::App& app, int& exit_code) {
                   "hazards to demonstrate: definite, likely or possible")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the simulated timeline as a trace");
+  add_code_mode_flags(cmd, a->code_modes);
   cmd->add_option("--format", a->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "numbers.h"
+#include "racetrack/code/access_modes.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
@@ -53,6 +54,8 @@ int run_synth(SynthArgs& a) {
     }
   a.options.schedule = a.schedule == "sequential" ? Schedule::kSequential : Schedule::k1F1B;
   a.options.known_modes = a.modes == "known";
+  a.options.code_modes = a.modes == "code";
+  a.options.analyzer_version = code::kAnalyzerVersion;
   a.options.writer.compress = !a.no_compress;
   const std::string truth = a.truth.empty() ? a.out + ".truth.json" : a.truth;
   for (const auto& [path, others] :
@@ -134,9 +137,10 @@ void add_synth(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 34));
   cmd->add_option("--modes", a->modes,
                   "known: kernels carry exact extents and read/write modes (PyTorch integration); raw: only "
-                  "argument words over driver segments (bare CUPTI)")
+                  "argument words over driver segments (bare CUPTI); code: raw words plus the kernels' "
+                  "machine-code modes (a module with their analysis)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"known", "raw"}));
+      ->check(CLI::IsMember({"known", "raw", "code"}));
   cmd->add_option(
       "--inject", a->inject,
       "inject hazards (repeatable): C1..C5, with :COUNT and/or @ITERATION to place them from that "

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "racetrack/race/fix.h"
+#include "racetrack/race/report.h"
 #include "racetrack/traces/describe.h"
 #include "racetrack/traces/timeline.h"
 #include "timeline_layout.h"
@@ -196,7 +197,7 @@ void DetailsPanel::showHazard(const HazardModel& hazards, uint32_t instance) {
   overlap->setToolTip(0, tr("Double-click: show in the memory view"));
   row(s, tr("region"), region);
   row(s, tr("group"),
-      tr("[%1] %2 (%3 hazard(s))").arg(inst.group + 1).arg(q(group.signature)).arg(group.count));
+      tr("[%1] %2 (%3 hazard(s))").arg(race::hazard_number(h)).arg(q(group.signature)).arg(group.count));
   if (!group.explanation.empty())
     row(s, tr("explanation"),
         q(group.explanation) +
@@ -349,8 +350,15 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
     const QString mode = a.reads && a.writes ? tr("reads+writes") : a.writes ? tr("writes") : tr("reads");
     add(tr("racing access"), a.space, a.lo, a.hi - a.lo,
         side->region_label ? QStringLiteral("\"%1\"").arg(q(t.string(side->region_label))) : tr("(unnamed)"),
-        QStringLiteral("  %1%2, %3")
-            .arg(mode, a.mode_known ? QString() : tr(" (mode unknown)"), q(precision_name(a.precision))));
+        QStringLiteral("  %1%2%3, %4")
+            .arg(mode, a.mode_known ? QString() : tr(" (mode unknown)"),
+                 a.mode_source == race::ModeSource::kUnknown
+                     ? QString()
+                     : QStringLiteral(" ") + q(race::mode_source_text(a)),
+                 q(precision_name(a.precision))));
+    if (a.indirect)
+      row(accesses, tr("unseen accesses"),
+          tr("the kernel also reaches memory through pointers no argument word gives: not checked"));
   }
   if (accesses->childCount() == 0) accesses->setText(1, tr("(none)"));
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "code_modes_setting.h"
 #include "main_window.h"
 #include "screenshot.h"
 
@@ -67,12 +68,22 @@ int main(int argc, char** argv) {
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("with --screenshot: window size (default 1600x1000)"),
                                 QStringLiteral("WxH"));
+  const QCommandLineOption no_code_modes(
+      QStringLiteral("no-code-modes"),
+      QStringLiteral("do not use the kernels' machine code (the trace's modules) for their argument modes"));
+  const QCommandLineOption modes_cache(
+      QStringLiteral("modes-cache"),
+      QStringLiteral("directory caching machine-code analyses (default ~/.cache/racetrack/modes)"),
+      QStringLiteral("DIR"));
   parser.addOption(screenshot);
   parser.addOption(hazard);
   parser.addOption(size);
+  parser.addOption(no_code_modes);
+  parser.addOption(modes_cache);
   if (!parser.parse(QApplication::arguments())) return usage_error(parser.errorText());
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+  racetrack::viewer::set_code_modes({!parser.isSet(no_code_modes), parser.value(modes_cache).toStdString()});
   const QStringList files = parser.positionalArguments();
   if (files.size() > 1) return usage_error(QStringLiteral("give one trace file"));
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <set>
 
+#include "code_modes_setting.h"
 #include "racetrack/traces/describe.h"
 #include "timeline_layout.h"
 
@@ -39,7 +40,7 @@ Result<std::vector<MemoryTouch>> scan_memory(const std::string& path, const Memo
   if (!source) return source.error();
   TraceTables tables;
   tables.set_keep_regions(false);
-  race::AccessResolver resolver;
+  race::AccessResolver resolver({}, code_modes_for(path));
   std::vector<race::ResolvedAccess> accesses;
   std::vector<MemoryTouch> out;
   for (;;) {

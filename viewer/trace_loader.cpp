@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "code_modes_setting.h"
 #include "racetrack/race/checker.h"
 
 namespace racetrack::viewer {
@@ -28,6 +29,7 @@ Result<LoadedTrace> load_and_check(const std::string& path, const LoadCallbacks&
   if (cb.model_ready) cb.model_ready(out.model);
 
   race::CheckOptions options;
+  options.code_modes = code_modes_for(path);
   // The check has no stop switch of its own: the progress callback, called
   // between chunks, unwinds it with an exception when a newer file wins.
   struct Stopped {};

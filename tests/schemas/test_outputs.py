@@ -1,6 +1,6 @@
 """racetrack's JSON outputs (check, sim, replay, info) against docs/schemas, on
-every sample and on synth traces with injected hazards (known and raw
-modes); documents that break the schemas are rejected; and one hazard has
+every sample and on synth traces with injected hazards (known, raw and
+code modes); documents that break the schemas are rejected; and one hazard has
 one number in check (text and JSON), sim and replay.
 
 Run from ctest (tests/schemas/CMakeLists.txt), which sets RACETRACK (the
@@ -111,8 +111,8 @@ class SampleOutputs(unittest.TestCase, Valid):
 
 
 class SynthOutputs(unittest.TestCase, Valid):
-    def test_injected_hazards_in_known_and_raw_modes(self):
-        for modes in ("known", "raw"):
+    def test_injected_hazards_in_known_raw_and_code_modes(self):
+        for modes in ("known", "raw", "code"):
             trace = synth(modes)
             seen = 0
             for schema, what, document in outputs(trace):
@@ -120,6 +120,20 @@ class SynthOutputs(unittest.TestCase, Valid):
                     self.assertValid(schema, document, what)
                     seen += len(document.get("hazards", []))
             self.assertGreater(seen, 0, modes)
+
+    def test_sides_say_where_their_modes_came_from(self):
+        sources = {}
+        for modes in ("raw", "code"):
+            _, document = run_json("check", "--all", "--min-confidence", "possible", "--no-fix", synth(modes))
+            self.assertValid("check", document, f"check of a {modes} trace")
+            sources[modes] = {side["access"]["mode_source"] for h in document["hazards"]
+                              for side in (h["first"], h["second"]) if side["op"] == "kernel"}
+            launches = document["access_modes"]["launches"]
+            self.assertEqual(launches["machine_code"] > 0, modes == "code", launches)
+        self.assertEqual(sources["raw"], {"unknown"})
+        self.assertEqual(sources["code"], {"machine-code"})
+        _, off = run_json("check", "--no-code-modes", "--no-fix", synth("code"))
+        self.assertEqual(off["access_modes"]["launches"]["machine_code"], 0)
 
     def test_a_bounded_hazard_list_says_it_is_truncated(self):
         trace = synth("raw")
@@ -186,6 +200,9 @@ class RejectsWrongDocuments(unittest.TestCase):
         self.rejected("check", self.check, lambda d: group(d).update(confidence="certain"))
         self.rejected("check", self.check, lambda d: d.pop("hazards_listed"))
         self.rejected("check", self.check, lambda d: group(d).update(undocumented=1))
+        self.rejected("check", self.check, lambda d: group(d)["hazard"]["first"]["access"].update(mode_source="code"))
+        self.rejected("check", self.check, lambda d: group(d)["hazard"]["second"]["access"].pop("mode_source"))
+        self.rejected("check", self.check, lambda d: d["access_modes"]["launches"].pop("machine_code"))
         # The shape sim and replay had before: a side as a string.
         self.rejected("sim", self.sim, lambda d: d["hazards"][0]["hazard"].update(first="#4 memcpy D2H (d2h_stream)"))
         self.rejected("sim", self.sim, lambda d: d["hazards"][0].update(schedule="as given"))

@@ -1,6 +1,8 @@
 // racetrack synth: identical bytes for identical options and seed; a ground
 // truth whose every pair exists, overlaps on different streams and is
 // unordered; clean traces without injected hazards; flat memory with size.
+#include "racetrack/traces/synth.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -8,10 +10,11 @@
 #include <unistd.h>
 
 #include <map>
+#include <set>
 
+#include "racetrack/code/access_modes.h"
 #include "racetrack/hb/hb_graph.h"
 #include "racetrack/race/access.h"
-#include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
 #include "racetrack/traces/validate.h"
 #include "run_cli.h"
@@ -180,9 +183,108 @@ TEST(Synth, CommandLineWritesTraceAndTruthAndRejectsBadFlags) {
   auto run = rt::testing::run_cli(dir, "synth --seed 3 --ops 5000 -o " + out + " --inject C1 --inject C5:2");
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_THAT(run.out, testing::HasSubstr("injected hazard(s) listed in"));
-  EXPECT_THAT(rt::testing::read_bytes(dir.path("cli.rtrace.truth.json")), testing::HasSubstr("\"shape\": \"C5\""));
+  EXPECT_THAT(rt::testing::read_bytes(dir.path("cli.rtrace.truth.json")),
+              testing::HasSubstr("\"shape\": \"C5\""));
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --inject C7").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --layers 0").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --schedule zigzag").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o /nonexistent/dir/x.rtrace").code, 2);
+}
+
+// synth --modes code: the raw trace's argument words, plus one module whose
+// stored analysis is true to what every kernel reads and writes (the known-
+// modes trace of the same seed says which words those are).
+namespace {
+
+rt::SynthOptions code_modes(uint64_t seed) {
+  rt::SynthOptions o = small(false);
+  o.seed = seed;
+  o.code_modes = true;
+  o.analyzer_version = rt::code::kAnalyzerVersion;
+  o.inject.fill(1);
+  return o;
+}
+
+std::vector<const rt::v1::Kernel*> kernels_of(const rt::v1::Chunk& trace) {
+  std::vector<const rt::v1::Kernel*> out;
+  for (const auto& op : trace.ops())
+    if (op.has_kernel()) out.push_back(&op.kernel());
+  return out;
+}
+
+}  // namespace
+
+TEST(SynthCodeModes, RawWordsPlusAModuleTrueToEveryKernel) {
+  TempDir dir;
+  for (uint64_t seed : {1, 2}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    rt::SynthOptions raw = code_modes(seed), known = code_modes(seed);
+    raw.code_modes = false;
+    known.code_modes = false;
+    known.known_modes = true;
+    synth_to(dir.path("code.rtrace"), code_modes(seed));
+    synth_to(dir.path("raw.rtrace"), raw);
+    synth_to(dir.path("known.rtrace"), known);
+    const auto report = rt::validate_file(dir.path("code.rtrace"));
+    EXPECT_EQ(report.error_count, 0u) << (report.errors.empty() ? "" : report.errors[0].describe());
+    auto code_trace = rt::load_trace(dir.path("code.rtrace"));
+    auto raw_trace = rt::load_trace(dir.path("raw.rtrace"));
+    auto known_trace = rt::load_trace(dir.path("known.rtrace"));
+    ASSERT_TRUE(code_trace && raw_trace && known_trace);
+
+    ASSERT_EQ(code_trace->modules_size(), 1);
+    const rt::v1::Module& module = code_trace->modules(0);
+    EXPECT_TRUE(module.image().empty());
+    EXPECT_EQ(code_trace->strings(static_cast<int>(module.name()) - 1), "synth");
+    std::map<std::string, const rt::v1::FunctionCode*> functions;
+    for (const auto& f : module.functions()) {
+      EXPECT_EQ(f.analyzer_version(), rt::code::kAnalyzerVersion);
+      functions[code_trace->strings(static_cast<int>(f.name()) - 1)] = &f;
+    }
+
+    const auto code_kernels = kernels_of(*code_trace), raw_kernels = kernels_of(*raw_trace),
+               known_kernels = kernels_of(*known_trace);
+    ASSERT_EQ(code_kernels.size(), raw_kernels.size());
+    // Allocator ops make known iterations longer, so fewer of them fit: the
+    // kernels of the iterations both traces have.
+    ASSERT_GT(known_kernels.size(), 1000u);
+    std::set<std::string> launched;
+    for (size_t i = 0; i < code_kernels.size(); ++i) {
+      const rt::v1::Kernel& k = *code_kernels[i];
+      const std::string name = code_trace->strings(static_cast<int>(k.name()) - 1);
+      SCOPED_TRACE("kernel " + std::to_string(i) + " " + name);
+      launched.insert(name);
+      EXPECT_EQ(k.module(), module.id());
+      EXPECT_EQ(k.accesses_size(), 0);
+      ASSERT_EQ(k.arg_words_size(), raw_kernels[i]->arg_words_size());
+      for (int w = 0; w < k.arg_words_size(); ++w) EXPECT_EQ(k.arg_words(w), raw_kernels[i]->arg_words(w));
+      ASSERT_TRUE(functions.count(name));
+      const rt::v1::FunctionCode& f = *functions[name];
+      ASSERT_EQ(f.words_size(), k.arg_words_size());
+      if (i >= known_kernels.size()) continue;
+      ASSERT_EQ(known_trace->strings(static_cast<int>(known_kernels[i]->name()) - 1), name);
+      // The known trace's accesses say which word each tensor came from.
+      std::vector<int> expected(static_cast<size_t>(f.words_size()), rt::v1::WORD_NONE);
+      for (const auto& a : known_kernels[i]->accesses()) {
+        ASSERT_GE(a.arg_index(), 1u);
+        // MODE_READ / _WRITE / _READ_WRITE have the values of WORD_READ / _WRITE / _READ_WRITE.
+        expected[a.arg_index() - 1] |= static_cast<int>(a.mode());
+      }
+      for (int w = 0; w < f.words_size(); ++w) EXPECT_EQ(f.words(w), expected[static_cast<size_t>(w)]) << w;
+    }
+    EXPECT_EQ(launched.size(), functions.size()) << "every kernel of the module is launched";
+  }
+}
+
+TEST(SynthCodeModes, CommandLineWritesTheModule) {
+  TempDir dir;
+  const std::string out = rt::testing::shell_quote(dir.path("code.rtrace"));
+  auto run = rt::testing::run_cli(dir, "synth --ops 5000 --modes code -o " + out);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(rt::testing::read_bytes(dir.path("code.rtrace.truth.json")),
+              testing::HasSubstr("\"modes\": \"code\""));
+  auto modes = rt::testing::run_cli(dir, "modes " + out);
+  EXPECT_EQ(modes.code, 0) << modes.err;
+  EXPECT_THAT(modes.out, testing::HasSubstr("trace-functions"));
+  EXPECT_THAT(modes.out, testing::HasSubstr("indexSelectLargeIndex"));
 }

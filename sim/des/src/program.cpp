@@ -55,7 +55,10 @@ int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAcc
 // stream) into dependencies on the latest op of each agent it now covers.
 class Loader {
  public:
-  Loader(Program& p, const CostModel& costs) : p_(p), costs_(costs) { p_.tables->set_keep_regions(false); }
+  Loader(Program& p, const CostModel& costs, std::shared_ptr<race::CodeModeTable> code_modes)
+      : p_(p), costs_(costs), resolver_({}, std::move(code_modes)) {
+    p_.tables->set_keep_regions(false);
+  }
 
   // Returns why the chunk cannot be simulated, or empty.
   std::string add_chunk(const v1::Chunk& chunk) {
@@ -173,16 +176,18 @@ size_t Program::index_of(uint64_t seq) const {
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
 }
 
-Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress) {
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
+                             std::shared_ptr<race::CodeModeTable> code_modes) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  return load_program(*source, costs, progress);
+  return load_program(*source, costs, progress, std::move(code_modes));
 }
 
-Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress) {
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
+                             std::shared_ptr<race::CodeModeTable> code_modes) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
-  Loader loader(p, costs);
+  Loader loader(p, costs, std::move(code_modes));
   for (;;) {
     const uint64_t at = source.position();
     auto chunk = source.read();

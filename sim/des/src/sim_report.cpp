@@ -18,8 +18,12 @@ std::string ms(int64_t ns) {
 }  // namespace
 
 std::string describe_side(const race::HazardSide& s, const TraceTables& t) {
-  return "#" + std::to_string(s.seq) + " " + race::display_name(s, t) + " (" +
-         (s.stream ? t.stream_label(s.stream) : "host") + ")";
+  std::string out = "#" + std::to_string(s.seq) + " " + race::display_name(s, t) + " (" +
+                    (s.stream ? t.stream_label(s.stream) : "host") + ")";
+  // Where a kernel's mode came from (copies and memsets say it themselves).
+  if (s.op_kind == OpKind::kKernel || s.op_kind == OpKind::kGraph)
+    out += std::string(" [mode: ") + race::mode_source_name(s.access.mode_source) + "]";
+  return out;
 }
 
 std::string describe_stale(const StaleBytes& b) {

@@ -87,7 +87,7 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  auto program = load_program(path, options.costs, options.progress);
+  auto program = load_program(path, options.costs, options.progress, options.check.code_modes);
   if (!program) return program.error();
   const Program& p = *program;
   Schedule base = options.schedule;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "racetrack/race/code_modes.h"
+
 namespace racetrack::race {
 namespace {
 
@@ -12,6 +14,7 @@ bool is_host(v1::AddressSpace s) {
 
 void set_mode(ResolvedAccess& r, v1::AccessMode mode) {
   r.mode_known = mode != v1::MODE_UNKNOWN;
+  r.mode_source = r.mode_known ? ModeSource::kRecorded : ModeSource::kUnknown;
   r.reads = mode != v1::MODE_WRITE;
   r.writes = mode != v1::MODE_READ;
 }
@@ -37,6 +40,18 @@ std::vector<uint32_t> parse_indices(const std::string& list, bool& ok) {
 SpaceKey space_key(v1::AddressSpace space, uint32_t device) {
   return is_host(space) ? kHostSpace : device_space(device);
 }
+
+const char* mode_source_name(ModeSource source) {
+  switch (source) {
+    case ModeSource::kRecorded: return "recorded";
+    case ModeSource::kMachineCode: return "machine-code";
+    case ModeSource::kRule: return "rule";
+    default: return "unknown";
+  }
+}
+
+AccessResolver::AccessResolver(std::vector<KernelModeRule> rules, std::shared_ptr<CodeModeTable> code_modes)
+    : rules_(std::move(rules)), code_modes_(std::move(code_modes)) {}
 
 Result<std::vector<KernelModeRule>> parse_kernel_modes(const std::string& text) {
   std::vector<KernelModeRule> rules;
@@ -98,6 +113,7 @@ void AccessResolver::set_live(uint32_t id, bool live) {
 
 void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tables) {
   tables_ = &tables;
+  if (code_modes_) code_modes_->add_modules(chunk, tables);
   for (const auto& s : chunk.streams())
     if (s.id() == stream_device_.size() + 1) stream_device_.push_back(s.device());
   const uint32_t first_new = regions_defined_ + 1;
@@ -155,6 +171,28 @@ bool AccessResolver::has_rule(uint32_t kernel_name) const {
   return it != rule_cache_.end() && it->second;
 }
 
+const code::KernelModes* AccessResolver::code_for(const v1::Kernel& k, const KernelModeRule* rule) {
+  const code::KernelModes* code = nullptr;
+  if (code_modes_ && k.module() && tables_) {
+    auto [it, added] = code_cache_.try_emplace(uint64_t{k.module()} << 32 | k.name(), nullptr);
+    if (added) it->second = code_modes_->find(k.module(), tables_->string(k.name()));
+    code = it->second;
+  }
+  const ModeSource source = code ? ModeSource::kMachineCode : rule ? ModeSource::kRule : ModeSource::kUnknown;
+  ++use_.launches[static_cast<int>(source)];
+  if (code && code->indirect_access) {
+    ++use_.indirect_launches;
+    use_.indirect_kernels.insert(k.name());
+  }
+  return code;
+}
+
+ModeUse AccessResolver::mode_use() const {
+  ModeUse use = use_;
+  if (code_modes_) use.notes = code_modes_->notes();
+  return use;
+}
+
 void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, uint32_t index, uint32_t node,
                                   std::vector<ResolvedAccess>& out) const {
   const RegionInfo* info = region(a.region());
@@ -178,6 +216,7 @@ void AccessResolver::add_explicit(const v1::Access& a, SpaceKey default_space, u
 void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t node,
                                 std::vector<ResolvedAccess>& out) {
   if (k.accesses_size() > 0) {
+    ++use_.launches[static_cast<int>(ModeSource::kRecorded)];
     for (int i = 0; i < k.accesses_size(); ++i)
       add_explicit(k.accesses(i), space, static_cast<uint32_t>(i), node, out);
     return;
@@ -185,17 +224,14 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
   // Only argument words: each word inside a live region may be a pointer to
   // anywhere in that region.
   const KernelModeRule* rule = rule_for(k.name());
+  const code::KernelModes* code = code_for(k, rule);
   const size_t first = out.size();
   for (int i = 0; i < k.arg_words_size(); ++i) {
     const uint64_t word = k.arg_words(i);
     const uint32_t index = static_cast<uint32_t>(i + 1);
-    bool reads = true, writes = true, known = false;
-    if (rule) {
-      reads = std::count(rule->reads.begin(), rule->reads.end(), index) > 0;
-      writes = std::count(rule->writes.begin(), rule->writes.end(), index) > 0;
-      if (!reads && !writes) continue;
-      known = true;
-    }
+    const WordAccess mode = word_access(code, rule, index);
+    if (mode.none()) continue;
+    const bool reads = mode.reads, writes = mode.writes, known = mode.known;
     SpaceKey where = space;
     uint32_t id = find_region(where, word, word + 1);
     if (!id) id = find_region(where = kHostSpace, word, word + 1);
@@ -207,6 +243,7 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
       same->reads |= reads;
       same->writes |= writes;
       same->mode_known &= known;
+      same->mode_source = std::max(same->mode_source, mode.source);  // the least trusted
       continue;
     }
     ResolvedAccess r;
@@ -216,6 +253,8 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
     r.reads = reads;
     r.writes = writes;
     r.mode_known = known;
+    r.mode_source = mode.source;
+    r.indirect = code && code->indirect_access;
     r.precision = tier_of(info.origin) == kSegment ? v1::PRECISION_SEGMENT : v1::PRECISION_BLOCK;
     r.region = id;
     r.index = static_cast<uint32_t>(i);

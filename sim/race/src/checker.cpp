@@ -71,7 +71,7 @@ struct Checker::State {
       : options(o),
         tables_ptr(std::make_shared<TraceTables>()),
         tables(*tables_ptr),
-        resolver(o.kernel_modes) {
+        resolver(o.kernel_modes, o.code_modes) {
     tables.set_keep_regions(false);
   }
 
@@ -320,6 +320,7 @@ CheckResult Checker::finish() {
     }
     g.fix = suggest_fix(g.first, s_->tables);
   }
+  r.modes = s_->resolver.mode_use();
   r.shadow_segments = s_->shadow.segment_count();
   r.tables = s_->tables_ptr;
   return std::move(r);

@@ -27,11 +27,15 @@ nlohmann::ordered_json side_json(const HazardSide& s, const TraceTables& t) {
   j["nvtx"] = label(s.nvtx, t);
   j["stack"] = label(s.stack, t);
   j["graph_node"] = s.access.node ? json(s.access.node - 1) : json(nullptr);
-  j["access"] = {
-      {"address", hex(s.access.lo)},       {"bytes", s.access.hi - s.access.lo},
-      {"reads", s.access.reads},           {"writes", s.access.writes},
-      {"mode_known", s.access.mode_known}, {"precision", std::string(precision_name(s.access.precision))},
-      {"region", label(s.region_label, t)}};
+  j["access"] = {{"address", hex(s.access.lo)},
+                 {"bytes", s.access.hi - s.access.lo},
+                 {"reads", s.access.reads},
+                 {"writes", s.access.writes},
+                 {"mode_known", s.access.mode_known},
+                 {"mode_source", mode_source_name(s.access.mode_source)},
+                 {"indirect_access", s.access.indirect},
+                 {"precision", std::string(precision_name(s.access.precision))},
+                 {"region", label(s.region_label, t)}};
   return j;
 }
 

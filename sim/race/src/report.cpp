@@ -21,9 +21,12 @@ std::string where(const HazardSide& s, const TraceTables& t) {
   return t.stream_label(s.stream);
 }
 
-std::string mode_text(const ResolvedAccess& a) {
+std::string mode_text(const HazardSide& s) {
+  const ResolvedAccess& a = s.access;
   std::string m = a.reads && a.writes ? "reads+writes" : a.writes ? "writes" : "reads";
   if (!a.mode_known) m = "may write (mode unknown)";
+  if (s.op_kind != OpKind::kMemcpy && s.op_kind != OpKind::kMemset && a.mode_source != ModeSource::kUnknown)
+    m += " " + mode_source_text(a);
   if (a.precision != v1::PRECISION_EXACT) m += ", " + std::string(precision_name(a.precision)) + " extent";
   return m;
 }
@@ -34,13 +37,59 @@ std::string region_text(const HazardSide& s, const TraceTables& t) {
 
 void side_line(std::ostringstream& out, const char* label, const HazardSide& s, const TraceTables& t) {
   out << "    " << label << " #" << s.seq << " " << side_title(s, t) << " on " << where(s, t) << ", "
-      << mode_text(s.access) << " " << region_text(s, t);
+      << mode_text(s) << " " << region_text(s, t);
   if (s.nvtx) out << "\n            nvtx " << t.string(s.nvtx);
   if (s.stack) out << "\n            stack " << t.string(s.stack);
+  if (s.access.indirect)
+    out << "\n            also reaches memory through pointers no argument word gives (its machine code "
+           "loads them): those accesses are not checked";
   out << "\n";
 }
 
 }  // namespace
+
+std::string mode_source_text(const ResolvedAccess& a) {
+  switch (a.mode_source) {
+    case ModeSource::kRecorded: return "(recorded)";
+    case ModeSource::kMachineCode:
+      return a.mode_known ? "(machine code)" : "(machine code cannot follow the pointer)";
+    case ModeSource::kRule: return "(--kernel-modes rule)";
+    default: return {};  // "mode unknown" says it
+  }
+}
+
+std::string mode_use_text(const ModeUse& use) {
+  const auto& n = use.launches;
+  const uint64_t total = n[0] + n[1] + n[2] + n[3];
+  const uint64_t code = n[static_cast<int>(ModeSource::kMachineCode)];
+  const uint64_t rule = n[static_cast<int>(ModeSource::kRule)];
+  if (!code && !rule && use.notes.empty()) return {};
+  std::string out = "kernel modes: " + std::to_string(total) + " launch(es); " +
+                    std::to_string(n[static_cast<int>(ModeSource::kRecorded)]) + " recorded, " +
+                    std::to_string(code) + " from machine code, " + std::to_string(rule) +
+                    " from --kernel-modes rules, " +
+                    std::to_string(n[static_cast<int>(ModeSource::kUnknown)]) + " unknown\n";
+  for (const std::string& note : use.notes) out += "  " + note + "\n";
+  return out;
+}
+
+std::string indirect_text(const ModeUse& use, const TraceTables& t) {
+  if (use.indirect_kernels.empty()) return {};
+  std::string out = "note: " + std::to_string(use.indirect_kernels.size()) + " kernel(s), launched " +
+                    std::to_string(use.indirect_launches) +
+                    " time(s), also reach memory through pointers no argument word gives (loaded from memory "
+                    "or module globals); those accesses are not checked, so this report cannot call them "
+                    "race-free:\n";
+  size_t listed = 0;
+  for (uint32_t name : use.indirect_kernels) {
+    if (++listed > 5) {
+      out += "  ... and " + std::to_string(use.indirect_kernels.size() - 5) + " more\n";
+      break;
+    }
+    out += "  " + std::string(t.string(name)) + "\n";
+  }
+  return out;
+}
 
 std::string format_text(const CheckResult& r, const ReportOptions& o) {
   const TraceTables& t = *r.tables;
@@ -48,7 +97,8 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   const uint64_t possible = r.by_confidence[static_cast<int>(Confidence::kPossible)];
   out << "racetrack check: " << o.trace_path << "\n"
       << r.ops << " ops; " << r.hazards << " hazard(s): " << r.by_confidence[2] << " definite, "
-      << r.by_confidence[1] << " likely, " << possible << " possible\n";
+      << r.by_confidence[1] << " likely, " << possible << " possible\n"
+      << mode_use_text(r.modes);
   size_t shown = 0;
   for (const HazardGroup& g : r.groups) {
     if (!g.shown) continue;
@@ -99,8 +149,28 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   } else if (!shown) {
     out << "\nno hazard at or above " << confidence_name(o.min_confidence) << " confidence\n";
   }
+  if (const std::string indirect = indirect_text(r.modes, t); !indirect.empty()) out << "\n" << indirect;
   return out.str();
 }
+
+namespace {
+
+nlohmann::ordered_json mode_use_json(const ModeUse& use, const TraceTables& t) {
+  using json = nlohmann::ordered_json;
+  auto launches_of = [&](ModeSource s) { return use.launches[static_cast<int>(s)]; };
+  const json launches = {{"recorded", launches_of(ModeSource::kRecorded)},
+                         {"machine_code", launches_of(ModeSource::kMachineCode)},
+                         {"rule", launches_of(ModeSource::kRule)},
+                         {"unknown", launches_of(ModeSource::kUnknown)}};
+  json indirect = json::array();
+  for (uint32_t name : use.indirect_kernels) indirect.push_back(std::string(t.string(name)));
+  return {{"launches", launches},
+          {"indirect_kernels", indirect},
+          {"indirect_launches", use.indirect_launches},
+          {"notes", use.notes}};
+}
+
+}  // namespace
 
 uint64_t hazards_to_list(const CheckResult& r) {
   uint64_t total = 0;
@@ -144,6 +214,7 @@ void write_json(std::ostream& out, const CheckResult& r, const ReportOptions& o)
   j["fixes_checked"] = r.fixes_checked;
   j["fixes_verified"] = r.fixes_verified;
   j["hazards_after_fixes"] = r.hazards_after_fixes;
+  j["access_modes"] = mode_use_json(r.modes, t);
   if (!o.list_all) {
     out << dump_json(j);
     return;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "kernels.h"
+#include "racetrack/traces/sha256.h"
+
 namespace racetrack::synth {
 namespace {
 
@@ -23,9 +26,34 @@ const char* kind_of(bool first_writes, bool second_writes) {
 }  // namespace
 
 Emitter::Emitter(TraceBuilder& builder, const SynthOptions& options, uint64_t seed)
-    : builder_(builder), options_(options), rng_(seed), timing_(kStreamCount), order_(kStreamCount) {}
+    : builder_(builder), options_(options), rng_(seed), timing_(kStreamCount), order_(kStreamCount) {
+  if (options_.code_modes) add_code_module();
+}
 
-uint32_t Emitter::new_event(std::string_view name) { return builder_.event(name).id; }
+// One module without an image whose stored analysis is what the machine-
+// code analysis reports for these kernels: each read pointer word read,
+// each written one written, the scalars no pointers. Named by the hash of
+// that description, as a module is by its image.
+void Emitter::add_code_module() {
+  std::vector<v1::FunctionCode> functions;
+  std::string description = "racetrack synth kernels, analyzer " + std::to_string(options_.analyzer_version);
+  for (const kernels::Signature& s : kernels::kSignatures) {
+    v1::FunctionCode& f = functions.emplace_back();
+    f.set_name(builder_.intern(s.name));
+    f.set_analyzer_version(options_.analyzer_version);
+    for (uint32_t i = 0; i < s.reads; ++i) f.add_words(v1::WORD_READ);
+    for (uint32_t i = 0; i < s.writes; ++i) f.add_words(v1::WORD_WRITE);
+    for (uint32_t i = 0; i < kernels::kScalarWords; ++i) f.add_words(v1::WORD_NONE);
+    description += "\n" + std::string(s.name) + " reads " + std::to_string(s.reads) + " writes " +
+                   std::to_string(s.writes) + " scalars " + std::to_string(kernels::kScalarWords);
+  }
+  module_ =
+      builder_.module("synth", "", Sha256::hex(description.data(), description.size()), std::move(functions));
+}
+
+uint32_t Emitter::new_event(std::string_view name) {
+  return builder_.event(name).id;
+}
 
 void Emitter::set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine) {
   op.set_host_end(timing_.host_now());
@@ -54,6 +82,15 @@ void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<c
   options.scalars = {(writes.empty() ? 0 : writes.front()->size / 2), 1};
   builder_.kernel(StreamId{stream}, name, r, w, options);
   v1::Op& op = builder_.last_op();
+  if (module_) {
+    op.mutable_kernel()->set_module(module_);
+    const kernels::Signature* s = kernels::signature_of(name);
+    if (layout_error_.empty() && (!s || s->reads != reads.size() || s->writes != writes.size() ||
+                                  options.scalars.size() != kernels::kScalarWords))
+      layout_error_ = "kernel " + std::string(name) + " launched with " + std::to_string(reads.size()) +
+                      " read and " + std::to_string(writes.size()) + " written pointer(s), which its " +
+                      (s ? "signature does not say" : "missing signature cannot say");
+  }
   op.set_host_end(end);
   last_point_ = order_.device_op(stream);
   set_device_time(op, stream, rng_.jitter(duration, 0.1), Engine::kNone);
@@ -69,9 +106,10 @@ void Emitter::copy(uint32_t stream, const Tensor& dst, const Tensor& src) {
   last_point_ = order_.device_op(stream);
   const uint64_t bytes = std::min(dst.size, src.size);
   const Engine engine = dst.space == v1::SPACE_DEVICE ? Engine::kH2D : Engine::kD2H;
-  set_device_time(op, stream, kCopyLatency + static_cast<int64_t>(static_cast<double>(bytes) / kCopyBytesPerNs),
-                  engine);
-  check_watches(stream, {{src.address, src.address + bytes, false}, {dst.address, dst.address + bytes, true}});
+  set_device_time(op, stream,
+                  kCopyLatency + static_cast<int64_t>(static_cast<double>(bytes) / kCopyBytesPerNs), engine);
+  check_watches(stream,
+                {{src.address, src.address + bytes, false}, {dst.address, dst.address + bytes, true}});
 }
 
 void Emitter::record(uint32_t event, uint32_t stream) {
@@ -142,7 +180,8 @@ void Emitter::block_alloc(Tensor& t) {
   if (!options_.known_modes) return;
   const auto [start, end] = timing_.host_call(kAllocatorCost);
   builder_.set_clock(start);
-  t.region = builder_.alloc_at(t.label, t.size, v1::ORIGIN_FRAMEWORK_BLOCK, StreamId{t.stream}, t.address).region;
+  t.region =
+      builder_.alloc_at(t.label, t.size, v1::ORIGIN_FRAMEWORK_BLOCK, StreamId{t.stream}, t.address).region;
   builder_.last_op().set_host_end(end);
   order_.host_op();
 }

@@ -28,9 +28,7 @@ struct Tensor {
   v1::AddressSpace space = v1::SPACE_DEVICE;
   std::string label;
 
-  Span span() const {
-    return Span{region, 0, address, size, space};
-  }
+  Span span() const { return Span{region, 0, address, size, space}; }
 };
 
 class Emitter {
@@ -71,6 +69,9 @@ class Emitter {
   void set_iteration(uint64_t i) { iteration_ = i; }
 
   SynthResult& result() { return result_; }
+  // With code modes: the first kernel launched with another word layout
+  // than its kernels::Signature (a generator bug), or "".
+  const std::string& layout_error() const { return layout_error_; }
 
  private:
   struct Access {
@@ -87,6 +88,7 @@ class Emitter {
     std::string where;
   };
 
+  void add_code_module();
   void set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine);
   void check_watches(uint32_t agent, const std::vector<Access>& accesses);
 
@@ -100,6 +102,8 @@ class Emitter {
   std::array<uint32_t, kHazardShapeCount> masked_{};
   uint64_t iteration_ = 0;
   SynthResult result_;
+  uint32_t module_ = 0;  // the kernels' module (code modes), 0: none
+  std::string layout_error_;
 };
 
 }  // namespace racetrack::synth

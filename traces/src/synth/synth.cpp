@@ -21,6 +21,8 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   if (options.layers == 0 || options.microbatches == 0)
     return make_error("synth needs at least one layer and one microbatch");
   if (options.activation_bytes < 4096) return make_error("synth activations must be at least 4096 bytes");
+  if (options.code_modes && (options.known_modes || options.analyzer_version == 0))
+    return make_error("synth code modes go with raw words and need the analyzer version to store");
 
   TraceBuilder builder(writer);
   v1::Header& header = builder.header();
@@ -44,7 +46,8 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   loop.iteration(0);
   const uint64_t per_iteration = std::max<uint64_t>(builder.op_count(), 1);
   uint64_t iterations = (options.target_ops + per_iteration - 1) / per_iteration;
-  const bool injecting = std::any_of(options.inject.begin(), options.inject.end(), [](uint32_t n) { return n; });
+  const bool injecting =
+      std::any_of(options.inject.begin(), options.inject.end(), [](uint32_t n) { return n; });
   // Injections land after the warm-up and before the last iteration, which
   // stays free so a request aimed late still finds a place to go.
   iterations = std::max<uint64_t>(iterations, injecting ? 3 : 1);
@@ -61,6 +64,7 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
 
   for (uint64_t i = 1; i < iterations; ++i) loop.iteration(i);
   if (auto status = builder.finish(); !status) return status.error();
+  if (!emitter.layout_error().empty()) return make_error(emitter.layout_error());
 
   SynthResult result = std::move(emitter.result());
   result.ops = builder.op_count();
@@ -72,22 +76,26 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
 }
 
 std::string ground_truth_json(const SynthOptions& options, const SynthResult& result) {
+  const char* modes = options.known_modes ? "known" : options.code_modes ? "code" : "raw";
   std::ostringstream out;
   out << "{\n  \"seed\": " << options.seed << ",\n  \"ops\": " << result.ops
       << ",\n  \"iterations\": " << result.iterations
-      << ",\n  \"known_modes\": " << (options.known_modes ? "true" : "false") << ",\n  \"injected\": [";
+      << ",\n  \"known_modes\": " << (options.known_modes ? "true" : "false") << ",\n  \"modes\": \"" << modes
+      << "\",\n  \"injected\": [";
   for (size_t i = 0; i < result.injected.size(); ++i) {
     const InjectedHazard& h = result.injected[i];
-    out << (i ? "," : "") << "\n    {\"shape\": \"" << shape_name(h.shape) << "\", \"first_seq\": " << h.first_seq
-        << ", \"second_seq\": " << h.second_seq << ", \"kind\": \"" << h.kind << "\", \"space\": \""
-        << space_name(h.space) << "\", \"address\": \"" << hex(h.address) << "\", \"bytes\": " << h.bytes
-        << ", \"iteration\": " << h.iteration << ", \"where\": \"" << h.where << "\"}";
+    out << (i ? "," : "") << "\n    {\"shape\": \"" << shape_name(h.shape)
+        << "\", \"first_seq\": " << h.first_seq << ", \"second_seq\": " << h.second_seq << ", \"kind\": \""
+        << h.kind << "\", \"space\": \"" << space_name(h.space) << "\", \"address\": \"" << hex(h.address)
+        << "\", \"bytes\": " << h.bytes << ", \"iteration\": " << h.iteration << ", \"where\": \"" << h.where
+        << "\"}";
   }
   out << (result.injected.empty() ? "" : "\n  ") << "],\n  \"not_placed\": {";
   bool first = true;
   for (int s = 0; s < kHazardShapeCount; ++s) {
     if (!result.not_placed[s]) continue;
-    out << (first ? "" : ", ") << "\"" << shape_name(static_cast<HazardShape>(s)) << "\": " << result.not_placed[s];
+    out << (first ? "" : ", ") << "\"" << shape_name(static_cast<HazardShape>(s))
+        << "\": " << result.not_placed[s];
     first = false;
   }
   out << "}\n}\n";

@@ -20,7 +20,8 @@ TrainingLoop::TrainingLoop(Emitter& emitter, const SynthOptions& options)
   setup();
 }
 
-Tensor TrainingLoop::alloc(const std::string& what, uint32_t mb, uint32_t layer, uint64_t size, uint32_t stream) {
+Tensor TrainingLoop::alloc(const std::string& what, uint32_t mb, uint32_t layer, uint64_t size,
+                           uint32_t stream) {
   return allocator_.allocate("mb" + std::to_string(mb) + ".layer" + std::to_string(layer) + "." + what, size,
                              stream);
 }
@@ -208,7 +209,7 @@ void TrainingLoop::forward(uint32_t mb) {
   e_.range_push("forward");
   e_.range_push("microbatch" + std::to_string(mb));
   Tensor x = alloc("embedding.out", mb, 0, act, kCompute);
-  e_.kernel(kCompute, kAdd, {&embedding_}, {&x}, scaled(20000, act));
+  e_.kernel(kCompute, kEmbedding, {&embedding_}, {&x}, scaled(20000, act));
   for (uint32_t l = 0; l < options_.layers; ++l) {
     const Weights& w = weights_[l];
     LayerState& s = state_[mb][l];

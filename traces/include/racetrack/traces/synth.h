@@ -31,6 +31,12 @@ struct SynthOptions {
   // Kernels carry exact extents and known modes (what the PyTorch integration
   // records), or only raw argument words over driver segments (bare CUPTI).
   bool known_modes = true;
+  // With raw words (known_modes false): also one module whose stored
+  // analysis gives every kernel's per-word modes, as racetrack's machine-
+  // code analysis of version `analyzer_version` (racetrack_code's
+  // kAnalyzerVersion, which the caller passes) would report them.
+  bool code_modes = false;
+  uint32_t analyzer_version = 0;
   // How many of each shape to inject, after the warm-up iteration, at seeded
   // random places, or from a chosen iteration on (0: random).
   std::array<uint32_t, kHazardShapeCount> inject{};

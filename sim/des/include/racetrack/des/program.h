@@ -96,10 +96,11 @@ struct Program {
 // Loads a trace (validated, as TraceSource::open reads it); the second form
 // takes a source opened by the caller, which may skip validation: the loader
 // itself refuses what it cannot model (undefined threads and streams, seqs
-// that do not increase) with an error.
-Result<Program> load_program(const std::string& path, const CostModel& costs,
-                             const Progress& progress = {});
-Result<Program> load_program(TraceSource& source, const CostModel& costs,
-                             const Progress& progress = {});
+// that do not increase) with an error. Kernels' accesses use the machine-code
+// modes of `code_modes` (null: none), as the checker does.
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress = {},
+                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr);
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress = {},
+                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr);
 
 }  // namespace racetrack::des

@@ -4,29 +4,56 @@
 // allocation), host accesses and host functions from their lists.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <regex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "racetrack/traces/tables.h"
 
+namespace racetrack::code {
+struct KernelModes;
+}
+
 namespace racetrack::race {
+
+class CodeModeTable;
 
 // Address spaces: 0 is host memory (pinned and pageable share one space),
 // d + 1 is device d's memory.
 using SpaceKey = uint32_t;
 inline constexpr SpaceKey kHostSpace = 0;
-inline SpaceKey device_space(uint32_t device) { return device + 1; }
+inline SpaceKey device_space(uint32_t device) {
+  return device + 1;
+}
 SpaceKey space_key(v1::AddressSpace space, uint32_t device);
+
+// Where an access's read/write mode came from, most trusted first
+// (docs/check.md, "Where access modes come from").
+enum class ModeSource : uint8_t {
+  kRecorded,     // the op itself: a copy, a memset, an op-level record or annotation
+  kMachineCode,  // the kernel's own machine code (racetrack modes)
+  kRule,         // a --kernel-modes rule
+  kUnknown,      // nothing says
+};
+inline constexpr int kModeSources = 4;
+// "recorded", "machine-code", "rule", "unknown" (the JSON values).
+const char* mode_source_name(ModeSource source);
 
 struct ResolvedAccess {
   SpaceKey space = 0;
   uint64_t lo = 0, hi = 0;
   bool reads = false, writes = false;  // an unknown mode sets both
   bool mode_known = true;
+  ModeSource mode_source = ModeSource::kRecorded;
+  // A kernel that also reaches memory through pointers no argument word
+  // gives (loaded from memory, module globals): those accesses are unseen.
+  bool indirect = false;
   v1::Precision precision = v1::PRECISION_EXACT;
   uint32_t region = 0;  // finest live region containing lo, 0 if none
   uint32_t index = 0;   // position among the op's (or graph node's) accesses
@@ -37,13 +64,21 @@ struct ResolvedAccess {
 // whose trace carries no modes (`--kernel-modes FILE`).
 struct KernelModeRule {
   std::regex pattern;
-  std::string source;  // the pattern as written
+  std::string source;                   // the pattern as written
   std::vector<uint32_t> reads, writes;  // 1-based argument word indices
 };
 
 // Parses a kernel-modes file: one rule per line, `REGEX reads=1,2 writes=3`,
 // `#` comments. Errors name the line.
 Result<std::vector<KernelModeRule>> parse_kernel_modes(const std::string& text);
+
+// How the kernels' modes were settled so far, for reports.
+struct ModeUse {
+  std::array<uint64_t, kModeSources> launches{};  // kernel launches (and graph nodes) by ModeSource
+  std::set<uint32_t> indirect_kernels;            // name string ids of launched kernels with indirect access
+  uint64_t indirect_launches = 0;
+  std::vector<std::string> notes;  // machine code not analysed, and why (CodeModeTable::notes)
+};
 
 struct RegionInfo {
   uint64_t base = 0, size = 0;
@@ -56,7 +91,10 @@ struct RegionInfo {
 
 class AccessResolver {
  public:
-  explicit AccessResolver(std::vector<KernelModeRule> rules = {}) : rules_(std::move(rules)) {}
+  // `code_modes` holds the machine-code modes of the trace's modules;
+  // add_entities adds each chunk's modules to it. Null: none are used.
+  explicit AccessResolver(std::vector<KernelModeRule> rules = {},
+                          std::shared_ptr<CodeModeTable> code_modes = nullptr);
 
   // Entities: regions (live from the start unless an alloc op names them)
   // and streams (for the device of raw kernel pointers). `tables` (which
@@ -77,6 +115,7 @@ class AccessResolver {
   uint32_t find_region(SpaceKey space, uint64_t lo, uint64_t hi) const;
   // Whether a kernel's rule or record settled its modes (for reports).
   bool has_rule(uint32_t kernel_name) const;
+  ModeUse mode_use() const;
 
  private:
   // Live regions of one precision class in one space, by base.
@@ -90,6 +129,9 @@ class AccessResolver {
   void add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const;
   void add_memset(const v1::Memset& m, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out) const;
   const KernelModeRule* rule_for(uint32_t name);
+  // The machine code's modes for a launch (null: none), counting where the
+  // launch's modes come from.
+  const code::KernelModes* code_for(const v1::Kernel& k, const KernelModeRule* rule);
 
   std::vector<KernelModeRule> rules_;
   std::unordered_map<uint32_t, RegionInfo> regions_;
@@ -98,6 +140,9 @@ class AccessResolver {
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;
   std::unordered_map<uint32_t, const KernelModeRule*> rule_cache_;
+  std::shared_ptr<CodeModeTable> code_modes_;
+  std::unordered_map<uint64_t, const code::KernelModes*> code_cache_;  // by module << 32 | name
+  ModeUse use_;
 };
 
 }  // namespace racetrack::race

@@ -26,6 +26,9 @@ struct CheckOptions {
   // Hazards below this are counted, not shown, and not fixed.
   Confidence min_confidence = Confidence::kLikely;
   std::vector<KernelModeRule> kernel_modes;
+  // Machine-code modes of the trace's modules (shared by both passes);
+  // null: not used.
+  std::shared_ptr<CodeModeTable> code_modes;
   std::set<std::string> suppressed;  // signatures
   // Keep every hazard (not only each group's first), for tests and --all.
   bool keep_all = false;
@@ -40,7 +43,7 @@ struct HazardGroup {
   std::string signature;
   Hazard first;  // the first occurrence
   uint64_t count = 0;
-  std::array<uint64_t, 3> by_confidence{};  // indexed by Confidence
+  std::array<uint64_t, 3> by_confidence{};        // indexed by Confidence
   Confidence confidence = Confidence::kPossible;  // the highest seen
   bool suppressed = false;
   bool shown = false;  // confidence >= min and not suppressed
@@ -61,6 +64,7 @@ struct CheckResult {
   bool fixes_checked = false;       // the second pass ran
   bool fixes_verified = false;      // the re-check with all fixes was clean
   uint64_t hazards_after_fixes = 0;
+  ModeUse modes;  // where the kernels' modes came from
   // The trace's names (strings, streams, threads, events), for reports.
   std::shared_ptr<const TraceTables> tables;
 

@@ -22,6 +22,16 @@ struct ReportOptions {
 uint64_t hazards_to_list(const CheckResult& result);
 
 std::string format_text(const CheckResult& result, const ReportOptions& options);
+
+// Where a kernel access's mode came from, for text reports: "(machine code)";
+// "" for an unknown mode ("mode unknown" says it).
+std::string mode_source_text(const ResolvedAccess& access);
+// "kernel modes: N launch(es); ..." and the notes of machine code not
+// analysed; "" when neither machine code nor rules were involved.
+std::string mode_use_text(const ModeUse& use);
+// The caveat for kernels that reach memory through pointers no argument
+// word gives; "" when there are none.
+std::string indirect_text(const ModeUse& use, const TraceTables& tables);
 // Written as it is built: with list_all, hazard by hazard.
 void write_json(std::ostream& out, const CheckResult& result, const ReportOptions& options);
 
