@@ -24,6 +24,7 @@ struct CheckArgs {
   std::string suppress, emit_fixed, kernel_modes;
   bool all = false;
   bool no_fix = false;
+  bool whole_segments = false;
 };
 
 Result<std::string> read_text(const std::string& path) {
@@ -119,6 +120,7 @@ int run_check(const CheckArgs& a) {
     for (const Suppression& s : suppressions) options.suppressed.insert(s.signature);
   }
   options.explain_and_fix = !a.no_fix;
+  options.infer_blocks = !a.whole_segments;
   ProgressLine progress;
   options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
@@ -176,6 +178,9 @@ void add_check(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, std::numeric_limits<size_t>::max()));
   cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
+  cmd->add_flag("--whole-segments", a->whole_segments,
+                "raw argument words stand for their whole driver allocation, not the block inferred from "
+                "the trace's pointers");
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
 }

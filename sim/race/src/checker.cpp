@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/settle.h"
 #include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
 
@@ -73,6 +74,7 @@ struct Checker::State {
         tables(*tables_ptr),
         resolver(o.kernel_modes) {
     tables.set_keep_regions(false);
+    resolver.set_infer_blocks(o.infer_blocks);
   }
 
   uint32_t new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
@@ -198,7 +200,8 @@ std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
                             const hb::VectorClock& clock) {
   const HazardKind kind = hazard_kind(first.access, second.access);
-  const Confidence confidence = hazard_confidence(first.access, second.access);
+  const Evidence evidence = hazard_evidence(first.access, second.access);
+  const Confidence confidence = evidence.confidence;
   ++result.hazards;
   ++result.by_confidence[static_cast<int>(confidence)];
 
@@ -218,7 +221,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   ++g.count;
   ++g.by_confidence[static_cast<int>(confidence)];
   const bool shown = confidence >= options.min_confidence && !g.suppressed && result.shown.size() < kMaxShown;
-  const bool strongest = added || confidence > g.confidence;
+  const bool strongest = added || stronger(evidence, g.evidence);
   // Most hazards of a busy group only count: build the record when needed.
   if (!strongest && !shown && !options.keep_all) return;
   Hazard h;
@@ -226,6 +229,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.second = second;
   h.kind = kind;
   h.confidence = confidence;
+  h.anchored = evidence.anchored;
   h.cls = classify(first, second);
   h.space = second.access.space;
   h.lo = lo;
@@ -235,7 +239,8 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
-    g.first = h;  // show the strongest instance, the first of its confidence
+    g.evidence = evidence;
+    g.first = h;  // show the strongest instance, the first of its evidence
   }
   if (options.keep_all) result.all.push_back(h);
   if (shown) result.shown.push_back(std::move(h));
@@ -308,19 +313,11 @@ CheckResult Checker::finish() {
   CheckResult& r = s_->result;
   for (HazardGroup& g : r.groups) {
     g.shown = g.confidence >= s_->options.min_confidence && !g.suppressed;
-    if (g.confidence == Confidence::kPossible) {
-      const ResolvedAccess& a = g.first.first.access;
-      const ResolvedAccess& b = g.first.second.access;
-      const bool known_writer = (a.writes && a.mode_known) || (b.writes && b.mode_known);
-      g.settle = !known_writer
-                     ? "read/write modes of the kernel arguments are unknown: capture with --torch, or give "
-                       "--kernel-modes rules for the kernels involved"
-                     : "the kernel's extent is a whole driver allocation: tensor-level extents (capture with "
-                       "--torch, or annotate the buffers) would settle it";
-    }
+    if (g.confidence == Confidence::kPossible) g.settle = settle_text(g.first, s_->tables);
     g.fix = suggest_fix(g.first, s_->tables);
   }
   r.shadow_segments = s_->shadow.segment_count();
+  r.inferred_accesses = s_->resolver.inferred_accesses();
   r.tables = s_->tables_ptr;
   return std::move(r);
 }

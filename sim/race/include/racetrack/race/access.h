@@ -1,7 +1,8 @@
 // The byte ranges an op touches, resolved for the checker: copies and memsets
 // exactly, kernels from their recorded accesses or from their argument words
-// against the live regions (annotation > allocator block > driver
-// allocation), host accesses and host functions from their lists.
+// against the live regions (annotation > allocator block > block inferred
+// inside a driver allocation > driver allocation), host accesses and host
+// functions from their lists.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/race/inferred_blocks.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack::race {
@@ -31,6 +33,10 @@ struct ResolvedAccess {
   uint32_t region = 0;  // finest live region containing lo, 0 if none
   uint32_t index = 0;   // position among the op's (or graph node's) accesses
   uint32_t node = 0;    // graph node position + 1; 0 outside graphs
+  // From argument words: the lowest and highest pointer merged into the
+  // access, evidence of where in its extent the kernel touches memory.
+  bool has_anchor = false;
+  uint64_t anchor_lo = 0, anchor_hi = 0;
 };
 
 // Which argument words of a kernel are read and which written, for kernels
@@ -77,6 +83,11 @@ class AccessResolver {
   uint32_t find_region(SpaceKey space, uint64_t lo, uint64_t hi) const;
   // Whether a kernel's rule or record settled its modes (for reports).
   bool has_rule(uint32_t kernel_name) const;
+  // Narrow argument words inside driver allocations to inferred blocks
+  // (default) or give them the whole allocation.
+  void set_infer_blocks(bool on) { infer_blocks_ = on; }
+  // Kernel accesses given an inferred extent so far.
+  uint64_t inferred_accesses() const { return inferred_accesses_; }
 
  private:
   // Live regions of one precision class in one space, by base.
@@ -90,6 +101,10 @@ class AccessResolver {
   void add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const;
   void add_memset(const v1::Memset& m, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out) const;
   const KernelModeRule* rule_for(uint32_t name);
+  // Extents from pointers (inferred_blocks.h).
+  void locate_words(const v1::Kernel& k, SpaceKey space);
+  void note_exact_ranges(const std::vector<ResolvedAccess>& accesses);
+  ResolvedAccess word_extent(SpaceKey where, uint32_t id, uint64_t word);
 
   std::vector<KernelModeRule> rules_;
   std::unordered_map<uint32_t, RegionInfo> regions_;
@@ -98,6 +113,14 @@ class AccessResolver {
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;
   std::unordered_map<uint32_t, const KernelModeRule*> rule_cache_;
+  InferredBlocks blocks_;
+  bool infer_blocks_ = true;
+  uint64_t inferred_accesses_ = 0;
+  struct Located {
+    SpaceKey space;
+    uint32_t region;  // 0: the word points into no live region
+  };
+  std::vector<Located> located_;  // the current kernel's words
 };
 
 }  // namespace racetrack::race

@@ -26,6 +26,9 @@ struct CheckOptions {
   // Hazards below this are counted, not shown, and not fixed.
   Confidence min_confidence = Confidence::kLikely;
   std::vector<KernelModeRule> kernel_modes;
+  // Narrow raw argument words inside driver allocations to blocks inferred
+  // from the trace (docs/check.md, "Extents from pointers").
+  bool infer_blocks = true;
   std::set<std::string> suppressed;  // signatures
   // Keep every hazard (not only each group's first), for tests and --all.
   bool keep_all = false;
@@ -40,8 +43,9 @@ struct HazardGroup {
   std::string signature;
   Hazard first;  // the first occurrence
   uint64_t count = 0;
-  std::array<uint64_t, 3> by_confidence{};  // indexed by Confidence
+  std::array<uint64_t, 3> by_confidence{};        // indexed by Confidence
   Confidence confidence = Confidence::kPossible;  // the highest seen
+  Evidence evidence;                              // of `first`, the strongest seen
   bool suppressed = false;
   bool shown = false;  // confidence >= min and not suppressed
   std::string explanation;
@@ -58,6 +62,7 @@ struct CheckResult {
   std::vector<Hazard> all;          // every hazard, with keep_all
   std::vector<Hazard> shown;        // every hazard of a shown group
   uint64_t shadow_segments = 0;     // at the end, for memory accounting
+  uint64_t inferred_accesses = 0;   // kernel accesses given inferred extents
   bool fixes_checked = false;       // the second pass ran
   bool fixes_verified = false;      // the re-check with all fixes was clean
   uint64_t hazards_after_fixes = 0;
