@@ -198,9 +198,10 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
       if (!reads && !writes) continue;
       known = true;
     }
-    const auto [where, id] = located_[static_cast<size_t>(i)];
+    const Located& at = located_[static_cast<size_t>(i)];
+    const uint32_t id = at.region;
     if (!id) continue;
-    ResolvedAccess r = word_extent(where, id, word);
+    ResolvedAccess r = word_extent(at, word);
     auto same = std::find_if(out.begin() + static_cast<long>(first), out.end(),
                              [&](const ResolvedAccess& o) { return o.region == id && o.lo == r.lo; });
     if (same != out.end()) {  // several words into one extent: one access

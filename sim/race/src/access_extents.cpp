@@ -14,11 +14,11 @@ void AccessResolver::locate_words(const v1::Kernel& k, SpaceKey space) {
   for (int i = 0; i < k.arg_words_size(); ++i) {
     const uint64_t word = k.arg_words(i);
     Located& at = located_[static_cast<size_t>(i)];
-    at.space = space;
-    at.region = find_region(space, word, word + 1);
+    at = Located{space, find_region(space, word, word + 1), nullptr, {}};
     if (!at.region) at.region = find_region(at.space = kHostSpace, word, word + 1);
-    if (at.region && infer_blocks_ && tier_of(regions_.at(at.region).origin) == kSegment)
-      blocks_.add_boundary(at.region, word);
+    if (!at.region) continue;
+    at.info = &regions_.at(at.region);
+    if (infer_blocks_ && tier_of(at.info->origin) == kSegment) at.mark = blocks_.add_pointer(at.region, word);
   }
 }
 
@@ -38,23 +38,23 @@ void AccessResolver::note_exact_ranges(const std::vector<ResolvedAccess>& access
 // The extent a pointer into live region `id` stands for: the region itself
 // when it is an annotation or allocator block (or inference is off), else
 // the inferred block from the pointer to the next boundary.
-ResolvedAccess AccessResolver::word_extent(SpaceKey where, uint32_t id, uint64_t word) {
-  const RegionInfo& info = regions_.at(id);
+ResolvedAccess AccessResolver::word_extent(const Located& at, uint64_t word) const {
+  const RegionInfo& info = *at.info;
   ResolvedAccess r;
-  r.space = where;
-  r.region = id;
+  r.space = at.space;
+  r.region = at.region;
   r.has_anchor = true;
   r.anchor_lo = r.anchor_hi = word;
   r.lo = info.base;
   r.hi = info.base + info.size;
   if (tier_of(info.origin) != kSegment) {
     r.precision = v1::PRECISION_BLOCK;
-  } else if (!infer_blocks_) {
+  } else if (!at.mark.boundaries) {
     r.precision = v1::PRECISION_SEGMENT;
   } else {
     r.precision = v1::PRECISION_INFERRED;
     r.lo = word;
-    r.hi = blocks_.block_end(id, word, r.hi);
+    r.hi = InferredBlocks::block_end(at.mark, r.hi);
   }
   return r;
 }

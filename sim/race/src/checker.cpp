@@ -77,7 +77,8 @@ struct Checker::State {
     resolver.set_infer_blocks(o.infer_blocks);
   }
 
-  uint32_t new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
+  HazardSide op_side(const v1::Op& op);
+  uint32_t new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
   void collect_garbage();
   void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
               const hb::VectorClock& clock);
@@ -108,24 +109,31 @@ struct Checker::State {
   std::optional<std::string> bad_input;  // the trace is inconsistent: stop
 };
 
-uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent) {
+// What every access of an op shares, computed once per op.
+HazardSide Checker::State::op_side(const v1::Op& op) {
   HazardSide s;
   s.seq = op.seq();
   s.op_kind = op_kind(op);
   if (op.has_kernel()) s.name = op.kernel().name();
   if (op.has_host_func()) s.name = op.host_func().name();
-  if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
-      op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
-    s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
   if (op.has_memcpy()) s.direction = effective_direction(op.memcpy());
   s.stream = hb::is_device_op(op) ? op.stream() : 0;
   s.thread = op.thread();
   s.nvtx = op.nvtx();
   s.stack = op.stack();
-  s.agent = agent;
-  s.access = a;
   s.nvtx_pattern = stripped_nvtx(s.nvtx);
   s.role = role_of(s.stream);
+  return s;
+}
+
+uint32_t Checker::State::new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a,
+                                  uint32_t agent) {
+  HazardSide s = of_op;
+  if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
+      op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
+    s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
+  s.agent = agent;
+  s.access = a;
   if (const RegionInfo* r = resolver.region(a.region)) s.region_label = r->label;
   if (!free_sides.empty()) {
     const uint32_t id = free_sides.back();
@@ -261,9 +269,11 @@ void Checker::State::process(const v1::Op& op) {
   }
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
+  if (accesses.empty()) return;
+  const HazardSide of_op = op_side(op);
   for (const ResolvedAccess& a : accesses) {
     const hb::OpOrder o = order.at_node(a.node);
-    const uint32_t side = new_side(op, a, o.epoch.agent);
+    const uint32_t side = new_side(of_op, op, a, o.epoch.agent);
     conflicts.clear();
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
     if (conflicts.empty()) continue;

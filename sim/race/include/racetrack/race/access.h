@@ -101,10 +101,17 @@ class AccessResolver {
   void add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const;
   void add_memset(const v1::Memset& m, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out) const;
   const KernelModeRule* rule_for(uint32_t name);
-  // Extents from pointers (inferred_blocks.h).
+  // Extents from pointers (inferred_blocks.h): where each argument word of
+  // the current kernel points.
+  struct Located {
+    SpaceKey space;
+    uint32_t region;  // 0: the word points into no live region
+    const RegionInfo* info;
+    InferredBlocks::Mark mark;  // set for a pointer into a driver allocation
+  };
   void locate_words(const v1::Kernel& k, SpaceKey space);
   void note_exact_ranges(const std::vector<ResolvedAccess>& accesses);
-  ResolvedAccess word_extent(SpaceKey where, uint32_t id, uint64_t word);
+  ResolvedAccess word_extent(const Located& at, uint64_t word) const;
 
   std::vector<KernelModeRule> rules_;
   std::unordered_map<uint32_t, RegionInfo> regions_;
@@ -116,10 +123,6 @@ class AccessResolver {
   InferredBlocks blocks_;
   bool infer_blocks_ = true;
   uint64_t inferred_accesses_ = 0;
-  struct Located {
-    SpaceKey space;
-    uint32_t region;  // 0: the word points into no live region
-  };
   std::vector<Located> located_;  // the current kernel's words
 };
 

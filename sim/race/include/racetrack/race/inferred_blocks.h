@@ -15,17 +15,32 @@ namespace racetrack::race {
 
 class InferredBlocks {
  public:
-  // A boundary inside allocation `region`.
-  void add_boundary(uint32_t region, uint64_t at) { boundaries_[region].insert(at); }
-  // The end of the block starting at pointer `p` of `region` (which ends at
-  // `region_end`): the first boundary above p, or the allocation's end.
-  uint64_t block_end(uint32_t region, uint64_t p, uint64_t region_end) const;
+  using Boundaries = std::set<uint64_t>;
+  // A pointer made a boundary; its block's end is read once every pointer
+  // of the launch is in (iterators of a set survive insertions).
+  struct Mark {
+    const Boundaries* boundaries = nullptr;
+    Boundaries::const_iterator at;
+  };
+
+  void add_boundary(uint32_t region, uint64_t at) { of(region).insert(at); }
+  Mark add_pointer(uint32_t region, uint64_t p) {
+    Boundaries& b = of(region);
+    return {&b, b.insert(p).first};
+  }
+  // The end of the block starting at the marked pointer: the next boundary,
+  // or the allocation's end.
+  static uint64_t block_end(const Mark& m, uint64_t region_end);
   // The allocation was freed: a new one at its addresses starts unpartitioned.
-  void forget(uint32_t region) { boundaries_.erase(region); }
+  void forget(uint32_t region);
   size_t boundary_count() const;
 
  private:
-  std::unordered_map<uint32_t, std::set<uint64_t>> boundaries_;
+  Boundaries& of(uint32_t region);
+
+  std::unordered_map<uint32_t, Boundaries> boundaries_;
+  uint32_t last_region_ = 0;  // a one-entry cache: kernels touch few allocations
+  Boundaries* last_ = nullptr;
 };
 
 }  // namespace racetrack::race
