@@ -26,6 +26,7 @@ struct CheckArgs {
   bool all = false;
   bool no_fix = false;
   CodeModeFlags code_modes;
+  bool whole_segments = false;
 };
 
 Result<std::string> read_text(const std::string& path) {
@@ -122,6 +123,7 @@ int run_check(const CheckArgs& a) {
   }
   options.explain_and_fix = !a.no_fix;
   options.code_modes = a.code_modes.table();
+  options.infer_blocks = !a.whole_segments;
   ProgressLine progress;
   options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
@@ -181,6 +183,9 @@ void add_check(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, std::numeric_limits<size_t>::max()));
   cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
+  cmd->add_flag("--whole-segments", a->whole_segments,
+                "raw argument words stand for their whole driver allocation, not the block inferred from "
+                "the trace's pointers");
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
 }

@@ -2,7 +2,7 @@
 // (callback_decoder_<family>.cpp: launches, copies, memsets, memory,
 // sync, graphs, modules, nvtx) lists its recorded callbacks in a table of CallSpecs,
 // each with the reader that takes that call's fields from its parameter
-// struct (CUPTI_NOTES §3.2); callback_decoder.cpp merges the tables and
+// struct (docs/cupti-notes.md §3.2); callback_decoder.cpp merges the tables and
 // dispatches. Every field read is pinned by a static_assert with the CUDA
 // 13.0 offsets, beside the reader or the call that reads it, so a header
 // change fails the build instead of decoding garbage (§8).

@@ -1,6 +1,6 @@
 // The CUmodule of each launched handle, asked of the driver once per handle
 // (so a launch costs a hash lookup, not a driver call). A CUfunction
-// answers cuFuncGetModule; a CUkernel (what runtime launches pass, CUPTI_NOTES
+// answers cuFuncGetModule; a CUkernel (what runtime launches pass, docs/cupti-notes.md
 // §4.3) is CUDA_ERROR_INVALID_HANDLE there and goes through its library:
 // cuKernelGetLibrary, then cuLibraryGetModule (the library's module in the
 // current context). The entry points come in as function pointers so tests

@@ -538,13 +538,16 @@ TEST(Confidence, UnknownModesArePossible) {
   EXPECT_EQ(only_confidence(f.b.take()), Confidence::kPossible);
 }
 
-TEST(Confidence, SegmentExtentsArePossible) {
+TEST(Confidence, UnanchoredSegmentExtentsArePossible) {
   Fixture f;
-  f.b.memcpy(f.s1, f.x, f.p);
+  f.b.memcpy(f.s1, f.x.slice(1024, 64), f.p.slice(0, 64));
   f.b.kernel(f.s2, "k2", {f.x}, {}, {.raw_words_only = true});  // X is a cudaMalloc segment
-  const race::CheckResult result = check_all(f.b.take());
+  race::CheckOptions options = keep_all_options();
+  options.infer_blocks = false;
+  const race::CheckResult result = check_all(f.b.take(), options);
   ASSERT_EQ(result.all.size(), 1u);
   EXPECT_EQ(result.all[0].confidence, Confidence::kPossible);
+  EXPECT_FALSE(result.all[0].anchored);
   EXPECT_EQ(result.all[0].second.access.precision, v1::PRECISION_SEGMENT);
   EXPECT_FALSE(result.all[0].second.access.mode_known);
 }
@@ -596,14 +599,20 @@ TEST(ArgumentWords, ResolveToTheFinestLiveRegion) {
   const v1::Chunk trace = n.b.take();
   const auto accesses = resolve_last(trace);
   ASSERT_EQ(accesses.size(), 3u);  // two words into the block make one access
+  EXPECT_EQ(accesses[1].anchor_lo, n.block.base + 3000);
+  EXPECT_EQ(accesses[1].anchor_hi, n.block.base + 3001);
   EXPECT_EQ(accesses[0].region, n.note.region);
   EXPECT_EQ(accesses[0].lo, n.note.base);
   EXPECT_EQ(accesses[0].hi, n.note.base + n.note.size);
   EXPECT_EQ(accesses[0].precision, v1::PRECISION_BLOCK);
   EXPECT_EQ(accesses[1].region, n.block.region);
   EXPECT_EQ(accesses[1].precision, v1::PRECISION_BLOCK);
+  // Inside the driver allocation: the block inferred from the pointer to
+  // the next boundary (the allocation's end: no other pointer is there).
   EXPECT_EQ(accesses[2].region, n.segment.region);
-  EXPECT_EQ(accesses[2].precision, v1::PRECISION_SEGMENT);
+  EXPECT_EQ(accesses[2].precision, v1::PRECISION_INFERRED);
+  EXPECT_EQ(accesses[2].lo, n.segment.base + 100);
+  EXPECT_EQ(accesses[2].hi, n.segment.base + n.segment.size);
   for (const auto& a : accesses) {
     EXPECT_FALSE(a.mode_known);
     EXPECT_TRUE(a.reads && a.writes);  // unknown: both
@@ -618,7 +627,7 @@ TEST(ArgumentWords, FreedRegionsFallBackToTheNextTier) {
   const auto accesses = resolve_last(n.b.take());
   ASSERT_EQ(accesses.size(), 1u);
   EXPECT_EQ(accesses[0].region, n.segment.region);
-  EXPECT_EQ(accesses[0].precision, v1::PRECISION_SEGMENT);
+  EXPECT_EQ(accesses[0].precision, v1::PRECISION_INFERRED);
 }
 
 TEST(ArgumentWords, BlockExtentsRaceAsLikelyWithKernelModes) {
@@ -662,11 +671,13 @@ TEST(ArgumentWords, RegionAllocatedInALaterChunkIsNotLiveBefore) {
   ASSERT_TRUE(result.ok()) << result.error().describe();
   ASSERT_EQ(result->all.size(), 1u);
   const race::Hazard& h = result->all[0];
-  // The block does not exist yet: the word points into the segment.
+  // The block does not exist yet: the word points into the segment, where
+  // the copy's range is the block inferred around it.
   EXPECT_EQ(h.first.access.region, segment.region);
   EXPECT_EQ(h.second.access.region, segment.region);
-  EXPECT_EQ(h.second.access.precision, v1::PRECISION_SEGMENT);
-  EXPECT_EQ(h.confidence, Confidence::kPossible);
+  EXPECT_EQ(h.second.access.precision, v1::PRECISION_INFERRED);
+  EXPECT_EQ(h.second.access.hi, segment.base + 64);
+  EXPECT_EQ(h.confidence, Confidence::kLikely);  // anchored in the copy's bytes
 }
 
 TEST(KernelModes, ListedWordsGetKnownModesAndOthersAreNotAccessed) {

@@ -86,7 +86,7 @@ class SchemasAreWellFormed(unittest.TestCase):
         for name in ("check", "sim", "replay", "info"):
             ref = SCHEMAS.raw[name]["properties"]["schema_version"]["$ref"]
             self.assertEqual(ref, "hazard.schema.json#/$defs/schema_version")
-        self.assertEqual(SCHEMAS.raw["hazard"]["$defs"]["schema_version"]["const"], 1)
+        self.assertEqual(SCHEMAS.raw["hazard"]["$defs"]["schema_version"]["const"], 2)
 
 
 class SampleOutputs(unittest.TestCase, Valid):
@@ -97,7 +97,7 @@ class SampleOutputs(unittest.TestCase, Valid):
             for schema, what, document in outputs(trace):
                 with self.subTest(sample=os.path.basename(trace), output=what):
                     self.assertValid(schema, document, what)
-                    self.assertEqual(document["schema_version"], 1)
+                    self.assertEqual(document["schema_version"], 2)
 
     def test_racing_samples_report_hazards(self):
         # The validation above must have seen hazard objects, not only empty lists.
@@ -192,7 +192,7 @@ class RejectsWrongDocuments(unittest.TestCase):
     def test_wrong_documents_are_rejected(self):
         group = lambda d: d["groups"][0]
         self.rejected("check", self.check, lambda d: d.pop("schema_version"))
-        self.rejected("check", self.check, lambda d: d.update(schema_version=2))
+        self.rejected("check", self.check, lambda d: d.update(schema_version=1))
         self.rejected("check", self.check, lambda d: group(d)["hazard"].update(kind="RAW"))
         self.rejected("check", self.check, lambda d: group(d)["hazard"]["overlap"].update(space="host memory"))
         self.rejected("check", self.check, lambda d: group(d)["hazard"].pop("number"))

@@ -111,6 +111,7 @@ std::string_view precision_name(v1::Precision p) {
   switch (p) {
     case v1::PRECISION_BLOCK: return "block";
     case v1::PRECISION_SEGMENT: return "segment";
+    case v1::PRECISION_INFERRED: return "inferred";
     default: return "exact";
   }
 }

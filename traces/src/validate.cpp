@@ -155,6 +155,8 @@ void Validator::check_access(const v1::Op& op, const v1::Access& a) {
     check_range(op, "access", a.address(), a.size());
   }
   if (a.size() == 0) report(op_prefix(op) + "access of 0 bytes");
+  if (!v1::Precision_IsValid(a.precision()))
+    report(op_prefix(op) + "access of unknown precision " + std::to_string(a.precision()));
 }
 
 void Validator::check_op(const v1::Op& op) {

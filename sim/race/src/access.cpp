@@ -107,6 +107,7 @@ void AccessResolver::set_live(uint32_t id, bool live) {
     map[r.base] = id;
   } else {
     if (auto it = map.find(r.base); it != map.end() && it->second == id) map.erase(it);
+    blocks_.forget(id);
     regions_.erase(found);
   }
 }
@@ -222,43 +223,40 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
     return;
   }
   // Only argument words: each word inside a live region may be a pointer to
-  // anywhere in that region.
+  // anywhere in that region, or in the block inferred around it.
   const KernelModeRule* rule = rule_for(k.name());
   const code::KernelModes* code = code_for(k, rule);
   const size_t first = out.size();
+  locate_words(k, space);
   for (int i = 0; i < k.arg_words_size(); ++i) {
     const uint64_t word = k.arg_words(i);
     const uint32_t index = static_cast<uint32_t>(i + 1);
     const WordAccess mode = word_access(code, rule, index);
     if (mode.none()) continue;
     const bool reads = mode.reads, writes = mode.writes, known = mode.known;
-    SpaceKey where = space;
-    uint32_t id = find_region(where, word, word + 1);
-    if (!id) id = find_region(where = kHostSpace, word, word + 1);
+    const Located& at = located_[static_cast<size_t>(i)];
+    const uint32_t id = at.region;
     if (!id) continue;
-    const RegionInfo& info = regions_.at(id);
+    ResolvedAccess r = word_extent(at, word);
     auto same = std::find_if(out.begin() + static_cast<long>(first), out.end(),
-                             [&](const ResolvedAccess& r) { return r.region == id; });
-    if (same != out.end()) {  // several words into one region: one access
+                             [&](const ResolvedAccess& o) { return o.region == id && o.lo == r.lo; });
+    if (same != out.end()) {  // several words into one extent: one access
       same->reads |= reads;
       same->writes |= writes;
       same->mode_known &= known;
       same->mode_source = std::max(same->mode_source, mode.source);  // the least trusted
+      same->anchor_lo = std::min(same->anchor_lo, word);
+      same->anchor_hi = std::max(same->anchor_hi, word);
       continue;
     }
-    ResolvedAccess r;
-    r.space = where;
-    r.lo = info.base;
-    r.hi = info.base + info.size;
     r.reads = reads;
     r.writes = writes;
     r.mode_known = known;
     r.mode_source = mode.source;
     r.indirect = code && code->indirect_access;
-    r.precision = tier_of(info.origin) == kSegment ? v1::PRECISION_SEGMENT : v1::PRECISION_BLOCK;
-    r.region = id;
     r.index = static_cast<uint32_t>(i);
     r.node = node;
+    if (r.precision == v1::PRECISION_INFERRED) ++inferred_accesses_;
     out.push_back(r);
   }
 }
@@ -330,6 +328,7 @@ void AccessResolver::resolve(const v1::Op& op, std::vector<ResolvedAccess>& out)
       break;
     default: break;
   }
+  note_exact_ranges(out);
 }
 
 }  // namespace racetrack::race

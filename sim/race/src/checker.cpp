@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/settle.h"
 #include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
 
@@ -73,9 +74,11 @@ struct Checker::State {
         tables(*tables_ptr),
         resolver(o.kernel_modes, o.code_modes) {
     tables.set_keep_regions(false);
+    resolver.set_infer_blocks(o.infer_blocks);
   }
 
-  uint32_t new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
+  HazardSide op_side(const v1::Op& op);
+  uint32_t new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
   void collect_garbage();
   void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
               const hb::VectorClock& clock);
@@ -106,24 +109,31 @@ struct Checker::State {
   std::optional<std::string> bad_input;  // the trace is inconsistent: stop
 };
 
-uint32_t Checker::State::new_side(const v1::Op& op, const ResolvedAccess& a, uint32_t agent) {
+// What every access of an op shares, computed once per op.
+HazardSide Checker::State::op_side(const v1::Op& op) {
   HazardSide s;
   s.seq = op.seq();
   s.op_kind = op_kind(op);
   if (op.has_kernel()) s.name = op.kernel().name();
   if (op.has_host_func()) s.name = op.host_func().name();
-  if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
-      op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
-    s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
   if (op.has_memcpy()) s.direction = effective_direction(op.memcpy());
   s.stream = hb::is_device_op(op) ? op.stream() : 0;
   s.thread = op.thread();
   s.nvtx = op.nvtx();
   s.stack = op.stack();
-  s.agent = agent;
-  s.access = a;
   s.nvtx_pattern = stripped_nvtx(s.nvtx);
   s.role = role_of(s.stream);
+  return s;
+}
+
+uint32_t Checker::State::new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a,
+                                  uint32_t agent) {
+  HazardSide s = of_op;
+  if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
+      op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
+    s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
+  s.agent = agent;
+  s.access = a;
   if (const RegionInfo* r = resolver.region(a.region)) s.region_label = r->label;
   if (!free_sides.empty()) {
     const uint32_t id = free_sides.back();
@@ -198,7 +208,8 @@ std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
                             const hb::VectorClock& clock) {
   const HazardKind kind = hazard_kind(first.access, second.access);
-  const Confidence confidence = hazard_confidence(first.access, second.access);
+  const Evidence evidence = hazard_evidence(first.access, second.access);
+  const Confidence confidence = evidence.confidence;
   ++result.hazards;
   ++result.by_confidence[static_cast<int>(confidence)];
 
@@ -218,7 +229,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   ++g.count;
   ++g.by_confidence[static_cast<int>(confidence)];
   const bool shown = confidence >= options.min_confidence && !g.suppressed && result.shown.size() < kMaxShown;
-  const bool strongest = added || confidence > g.confidence;
+  const bool strongest = added || stronger(evidence, g.evidence);
   // Most hazards of a busy group only count: build the record when needed.
   if (!strongest && !shown && !options.keep_all) return;
   Hazard h;
@@ -226,6 +237,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.second = second;
   h.kind = kind;
   h.confidence = confidence;
+  h.anchored = evidence.anchored;
   h.cls = classify(first, second);
   h.space = second.access.space;
   h.lo = lo;
@@ -235,7 +247,8 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
-    g.first = h;  // show the strongest instance, the first of its confidence
+    g.evidence = evidence;
+    g.first = h;  // show the strongest instance, the first of its evidence
   }
   if (options.keep_all) result.all.push_back(h);
   if (shown) result.shown.push_back(std::move(h));
@@ -256,9 +269,11 @@ void Checker::State::process(const v1::Op& op) {
   }
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
+  if (accesses.empty()) return;
+  const HazardSide of_op = op_side(op);
   for (const ResolvedAccess& a : accesses) {
     const hb::OpOrder o = order.at_node(a.node);
-    const uint32_t side = new_side(op, a, o.epoch.agent);
+    const uint32_t side = new_side(of_op, op, a, o.epoch.agent);
     conflicts.clear();
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
     if (conflicts.empty()) continue;
@@ -308,20 +323,12 @@ CheckResult Checker::finish() {
   CheckResult& r = s_->result;
   for (HazardGroup& g : r.groups) {
     g.shown = g.confidence >= s_->options.min_confidence && !g.suppressed;
-    if (g.confidence == Confidence::kPossible) {
-      const ResolvedAccess& a = g.first.first.access;
-      const ResolvedAccess& b = g.first.second.access;
-      const bool known_writer = (a.writes && a.mode_known) || (b.writes && b.mode_known);
-      g.settle = !known_writer
-                     ? "read/write modes of the kernel arguments are unknown: capture with --torch, or give "
-                       "--kernel-modes rules for the kernels involved"
-                     : "the kernel's extent is a whole driver allocation: tensor-level extents (capture with "
-                       "--torch, or annotate the buffers) would settle it";
-    }
+    if (g.confidence == Confidence::kPossible) g.settle = settle_text(g.first, s_->tables);
     g.fix = suggest_fix(g.first, s_->tables);
   }
   r.modes = s_->resolver.mode_use();
   r.shadow_segments = s_->shadow.segment_count();
+  r.inferred_accesses = s_->resolver.inferred_accesses();
   r.tables = s_->tables_ptr;
   return std::move(r);
 }

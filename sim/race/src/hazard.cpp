@@ -61,14 +61,47 @@ HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second
   return first_writes ? HazardKind::kRaw : HazardKind::kWar;
 }
 
-Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second) {
+int coarseness(v1::Precision p) {
+  switch (p) {
+    case v1::PRECISION_EXACT: return 0;
+    case v1::PRECISION_BLOCK: return 1;
+    case v1::PRECISION_INFERRED: return 2;
+    default: return 3;
+  }
+}
+
+bool stronger(const Evidence& a, const Evidence& b) {
+  if (a.confidence != b.confidence) return a.confidence > b.confidence;
+  if (a.anchored != b.anchored) return a.anchored;
+  return coarseness(a.extent) < coarseness(b.extent);
+}
+
+bool anchored(const ResolvedAccess& first, const ResolvedAccess& second) {
+  auto points_into = [](const ResolvedAccess& imprecise, const ResolvedAccess& exact) {
+    auto inside = [&](uint64_t p) { return exact.lo <= p && p < exact.hi; };
+    return imprecise.has_anchor && imprecise.precision != v1::PRECISION_EXACT &&
+           exact.precision == v1::PRECISION_EXACT && imprecise.space == exact.space &&
+           (inside(imprecise.anchor_lo) || inside(imprecise.anchor_hi));
+  };
+  return points_into(first, second) || points_into(second, first);
+}
+
+Evidence hazard_evidence(const ResolvedAccess& first, const ResolvedAccess& second) {
+  Evidence e;
+  e.extent = coarseness(first.precision) > coarseness(second.precision) ? first.precision : second.precision;
+  e.anchored = anchored(first, second);
   // The conflict needs an unknown mode to be a write unless one side is a
   // known writer.
   const bool known_writer = (first.writes && first.mode_known) || (second.writes && second.mode_known);
-  if (!known_writer) return Confidence::kPossible;
-  const v1::Precision worst = std::max(first.precision, second.precision);
-  if (worst == v1::PRECISION_SEGMENT) return Confidence::kPossible;
-  return worst == v1::PRECISION_BLOCK ? Confidence::kLikely : Confidence::kDefinite;
+  if (!known_writer)
+    e.confidence = Confidence::kPossible;
+  else if (e.extent == v1::PRECISION_EXACT)
+    e.confidence = Confidence::kDefinite;
+  else if (e.extent == v1::PRECISION_BLOCK || e.anchored)
+    e.confidence = Confidence::kLikely;
+  else
+    e.confidence = Confidence::kPossible;
+  return e;
 }
 
 }  // namespace racetrack::race

@@ -46,6 +46,15 @@ void side_line(std::ostringstream& out, const char* label, const HazardSide& s, 
   out << "\n";
 }
 
+std::string evidence_text(const Evidence& e) {
+  std::string out(confidence_name(e.confidence));
+  if (e.anchored) out += ", anchored";
+  if (e.extent != v1::PRECISION_EXACT) out += ", " + std::string(precision_name(e.extent)) + " extent";
+  return out;
+}
+
+constexpr size_t kNotShownListed = 10;
+
 }  // namespace
 
 std::string mode_source_text(const ResolvedAccess& a) {
@@ -91,6 +100,18 @@ std::string indirect_text(const ModeUse& use, const TraceTables& t) {
   return out;
 }
 
+std::vector<const HazardGroup*> ranked_not_shown(const CheckResult& r) {
+  std::vector<const HazardGroup*> out;
+  for (const HazardGroup& g : r.groups)
+    if (!g.shown && !g.suppressed) out.push_back(&g);
+  std::stable_sort(out.begin(), out.end(), [](const HazardGroup* a, const HazardGroup* b) {
+    if (stronger(a->evidence, b->evidence) || stronger(b->evidence, a->evidence))
+      return stronger(a->evidence, b->evidence);
+    return a->count > b->count;
+  });
+  return out;
+}
+
 std::string format_text(const CheckResult& r, const ReportOptions& o) {
   const TraceTables& t = *r.tables;
   std::ostringstream out;
@@ -126,19 +147,28 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   for (const HazardGroup& g : r.groups) suppressed += g.suppressed ? g.count : 0;
   if (suppressed) out << "\n" << suppressed << " hazard(s) suppressed by signature\n";
 
-  std::vector<const HazardGroup*> hidden;
-  for (const HazardGroup& g : r.groups)
-    if (!g.shown && !g.suppressed) hidden.push_back(&g);
+  const std::vector<const HazardGroup*> hidden = ranked_not_shown(r);
+  uint64_t hidden_hazards = 0;
+  for (const HazardGroup* g : hidden) hidden_hazards += g->count;
   if (!hidden.empty()) {
-    out << "\nnot shown (below --min-confidence " << confidence_name(o.min_confidence) << "): ";
-    uint64_t n = 0;
-    for (const HazardGroup* g : hidden) n += g->count;
-    out << n << " hazard(s) in " << hidden.size() << " group(s); what would settle them:\n";
-    for (size_t i = 0; i < hidden.size() && i < 10; ++i)
-      out << "  [" << hazard_number(hidden[i]->first) << "] " << hidden[i]->count << " x "
-          << hidden[i]->signature << "\n      " << hidden[i]->settle << "\n";
-    if (hidden.size() > 10) out << "  ... and " << hidden.size() - 10 << " more group(s)\n";
+    out << "\nnot shown (below --min-confidence " << confidence_name(o.min_confidence)
+        << "): " << hidden_hazards << " hazard(s) in " << hidden.size()
+        << " group(s), strongest first; what would settle them:\n";
+    for (size_t i = 0; i < hidden.size() && i < kNotShownListed; ++i)
+      out << "  [" << hazard_number(hidden[i]->first) << "] " << evidence_text(hidden[i]->evidence) << ": "
+          << hidden[i]->count << " x " << hidden[i]->signature << "\n      "
+          << (hidden[i]->settle.empty()
+                  ? "--min-confidence " + std::string(confidence_name(hidden[i]->confidence)) + " shows it"
+                  : hidden[i]->settle)
+          << "\n";
+    if (hidden.size() > kNotShownListed)
+      out << "  ... and " << hidden.size() - kNotShownListed
+          << " more group(s) (--format json ranks them all)\n";
   }
+  if (r.inferred_accesses)
+    out << "\nextents: " << r.inferred_accesses
+        << " kernel access(es) inside driver allocations were narrowed to blocks inferred from the trace's "
+           "pointers and copy ranges (\"inferred\" extent; --whole-segments turns this off)\n";
   if (shown && r.fixes_checked) {
     out << "\n"
         << (r.fixes_verified
@@ -146,8 +176,13 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
                 : std::to_string(r.hazards_after_fixes) +
                       " hazard(s) remain with the suggested fixes applied.")
         << "\n";
-  } else if (!shown) {
+  } else if (!shown && hidden.empty()) {
     out << "\nno hazard at or above " << confidence_name(o.min_confidence) << " confidence\n";
+  } else if (!shown) {
+    out << "\nnothing shown at or above " << confidence_name(o.min_confidence) << " confidence, but "
+        << hidden_hazards << " hazard(s) in " << hidden.size()
+        << " group(s) are not shown: the trace is not known to be clean (--min-confidence "
+        << confidence_name(hidden.back()->confidence) << " shows them all)\n";
   }
   if (const std::string indirect = indirect_text(r.modes, t); !indirect.empty()) out << "\n" << indirect;
   return out.str();
@@ -208,9 +243,20 @@ void write_json(std::ostream& out, const CheckResult& r, const ReportOptions& o)
                  {"pytorch", string_or_null(g.fix.pytorch)},
                  {"verified", g.fix.verified}};
     gj["settle"] = string_or_null(g.settle);
+    gj["evidence"] = {{"anchored", g.evidence.anchored},
+                      {"extent", std::string(precision_name(g.evidence.extent))}};
     groups.push_back(std::move(gj));
   }
   j["groups"] = std::move(groups);
+  const std::vector<const HazardGroup*> hidden = ranked_not_shown(r);
+  json ranked = json::array();
+  uint64_t hidden_hazards = 0;
+  for (const HazardGroup* g : hidden) {
+    ranked.push_back(hazard_number(g->first));
+    hidden_hazards += g->count;
+  }
+  j["not_shown"] = {{"hazards", hidden_hazards}, {"groups", hidden.size()}, {"ranked", std::move(ranked)}};
+  j["extents"] = {{"inferred_accesses", r.inferred_accesses}};
   j["fixes_checked"] = r.fixes_checked;
   j["fixes_verified"] = r.fixes_verified;
   j["hazards_after_fixes"] = r.hazards_after_fixes;

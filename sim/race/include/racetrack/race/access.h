@@ -1,7 +1,8 @@
 // The byte ranges an op touches, resolved for the checker: copies and memsets
 // exactly, kernels from their recorded accesses or from their argument words
-// against the live regions (annotation > allocator block > driver
-// allocation), host accesses and host functions from their lists.
+// against the live regions (annotation > allocator block > block inferred
+// inside a driver allocation > driver allocation), host accesses and host
+// functions from their lists.
 #pragma once
 
 #include <array>
@@ -14,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/race/inferred_blocks.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack::code {
@@ -58,6 +60,10 @@ struct ResolvedAccess {
   uint32_t region = 0;  // finest live region containing lo, 0 if none
   uint32_t index = 0;   // position among the op's (or graph node's) accesses
   uint32_t node = 0;    // graph node position + 1; 0 outside graphs
+  // From argument words: the lowest and highest pointer merged into the
+  // access, evidence of where in its extent the kernel touches memory.
+  bool has_anchor = false;
+  uint64_t anchor_lo = 0, anchor_hi = 0;
 };
 
 // Which argument words of a kernel are read and which written, for kernels
@@ -116,6 +122,11 @@ class AccessResolver {
   // Whether a kernel's rule or record settled its modes (for reports).
   bool has_rule(uint32_t kernel_name) const;
   ModeUse mode_use() const;
+  // Narrow argument words inside driver allocations to inferred blocks
+  // (default) or give them the whole allocation.
+  void set_infer_blocks(bool on) { infer_blocks_ = on; }
+  // Kernel accesses given an inferred extent so far.
+  uint64_t inferred_accesses() const { return inferred_accesses_; }
 
  private:
   // Live regions of one precision class in one space, by base.
@@ -132,6 +143,17 @@ class AccessResolver {
   // The machine code's modes for a launch (null: none), counting where the
   // launch's modes come from.
   const code::KernelModes* code_for(const v1::Kernel& k, const KernelModeRule* rule);
+  // Extents from pointers (inferred_blocks.h): where each argument word of
+  // the current kernel points.
+  struct Located {
+    SpaceKey space;
+    uint32_t region;  // 0: the word points into no live region
+    const RegionInfo* info;
+    InferredBlocks::Mark mark;  // set for a pointer into a driver allocation
+  };
+  void locate_words(const v1::Kernel& k, SpaceKey space);
+  void note_exact_ranges(const std::vector<ResolvedAccess>& accesses);
+  ResolvedAccess word_extent(const Located& at, uint64_t word) const;
 
   std::vector<KernelModeRule> rules_;
   std::unordered_map<uint32_t, RegionInfo> regions_;
@@ -143,6 +165,10 @@ class AccessResolver {
   std::shared_ptr<CodeModeTable> code_modes_;
   std::unordered_map<uint64_t, const code::KernelModes*> code_cache_;  // by module << 32 | name
   ModeUse use_;
+  InferredBlocks blocks_;
+  bool infer_blocks_ = true;
+  uint64_t inferred_accesses_ = 0;
+  std::vector<Located> located_;  // the current kernel's words
 };
 
 }  // namespace racetrack::race

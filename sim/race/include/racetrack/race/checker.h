@@ -29,6 +29,9 @@ struct CheckOptions {
   // Machine-code modes of the trace's modules (shared by both passes);
   // null: not used.
   std::shared_ptr<CodeModeTable> code_modes;
+  // Narrow raw argument words inside driver allocations to blocks inferred
+  // from the trace (docs/check.md, "Extents from pointers").
+  bool infer_blocks = true;
   std::set<std::string> suppressed;  // signatures
   // Keep every hazard (not only each group's first), for tests and --all.
   bool keep_all = false;
@@ -45,6 +48,7 @@ struct HazardGroup {
   uint64_t count = 0;
   std::array<uint64_t, 3> by_confidence{};        // indexed by Confidence
   Confidence confidence = Confidence::kPossible;  // the highest seen
+  Evidence evidence;                              // of `first`, the strongest seen
   bool suppressed = false;
   bool shown = false;  // confidence >= min and not suppressed
   std::string explanation;
@@ -61,6 +65,7 @@ struct CheckResult {
   std::vector<Hazard> all;          // every hazard, with keep_all
   std::vector<Hazard> shown;        // every hazard of a shown group
   uint64_t shadow_segments = 0;     // at the end, for memory accounting
+  uint64_t inferred_accesses = 0;   // kernel accesses given inferred extents
   bool fixes_checked = false;       // the second pass ran
   bool fixes_verified = false;      // the re-check with all fixes was clean
   uint64_t hazards_after_fixes = 0;

@@ -52,11 +52,26 @@ struct HazardKey {
   auto operator<=>(const HazardKey&) const = default;
 };
 
+// What a hazard's confidence rests on, ordered by weight: the confidence,
+// then a pointer of the imprecise side inside the other side's exact bytes
+// (anchored), then the coarser of the two extents (exact < block < inferred
+// < segment).
+struct Evidence {
+  Confidence confidence = Confidence::kPossible;
+  bool anchored = false;
+  v1::Precision extent = v1::PRECISION_SEGMENT;
+};
+// Whether `a` weighs more than `b` (docs/check.md, "Confidence").
+bool stronger(const Evidence& a, const Evidence& b);
+// 0 (exact) .. 3 (segment): how coarse an extent is.
+int coarseness(v1::Precision p);
+
 struct Hazard {
   HazardSide first, second;  // first was submitted first
   HazardKind kind = HazardKind::kRaw;
   HazardClass cls = HazardClass::kComputeVsCompute;
   Confidence confidence = Confidence::kDefinite;
+  bool anchored = false;  // Evidence::anchored
   SpaceKey space = 0;
   uint64_t lo = 0, hi = 0;  // the overlapping bytes (hull)
   // The last op of the first side's agent that the second op is ordered
@@ -88,8 +103,15 @@ inline uint32_t hazard_number(const Hazard& h) {
 // "kernel gemm", "memcpy D2H", "hostaccess": a side's title, in full.
 std::string side_title(const HazardSide& side, const TraceTables& tables);
 
-// Kind and confidence follow from the two accesses (docs/design.md §6).
+// Kind and confidence follow from the two accesses (docs/design.md §6,
+// docs/check.md "Confidence").
 HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second);
-Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second);
+// Whether one access is imprecise and one of its pointers lies in the exact
+// bytes of the other.
+bool anchored(const ResolvedAccess& first, const ResolvedAccess& second);
+Evidence hazard_evidence(const ResolvedAccess& first, const ResolvedAccess& second);
+inline Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second) {
+  return hazard_evidence(first, second).confidence;
+}
 
 }  // namespace racetrack::race

@@ -11,7 +11,7 @@ namespace racetrack::race {
 
 // The top-level "schema_version" of every JSON output (docs/schemas/README.md
 // says when it changes).
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 nlohmann::ordered_json hazard_json(const Hazard& hazard, const TraceTables& tables);
 

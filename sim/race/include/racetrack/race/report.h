@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "racetrack/race/checker.h"
 
@@ -20,6 +21,10 @@ struct ReportOptions {
 // The hazards list_all would list without a bound: every hazard of a
 // shown group.
 uint64_t hazards_to_list(const CheckResult& result);
+
+// The groups that are neither shown nor suppressed, strongest first: by
+// evidence (confidence, anchored, finer extent), then count, then number.
+std::vector<const HazardGroup*> ranked_not_shown(const CheckResult& result);
 
 std::string format_text(const CheckResult& result, const ReportOptions& options);
 
