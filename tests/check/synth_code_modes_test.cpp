@@ -46,9 +46,10 @@ Synthesized synthesize_to(const TempDir& dir, uint64_t seed, Modes modes, uint32
   return {path, result.ok() ? *result : SynthResult{}};
 }
 
-race::CheckResult check(const std::string& path, bool keep_all) {
+race::CheckResult check(const std::string& path, bool keep_all, bool infer_blocks = true) {
   race::CheckOptions options = keep_all ? keep_all_options() : race::CheckOptions{};
   options.explain_and_fix = !keep_all;
+  options.infer_blocks = infer_blocks;
   options.code_modes = std::make_shared<race::CodeModeTable>(race::CodeModesOptions{});
   auto result = race::check_file(path, options);
   EXPECT_TRUE(result.ok()) << result.error().describe();
@@ -82,10 +83,12 @@ TEST(SynthCodeModes, CleanTracesShowNothingAndEveryHazardHasAKnownWriter) {
           EXPECT_EQ(s->access.mode_source, race::ModeSource::kMachineCode);
         }
     }
-    // Raw words alone give hazards the machine code rules out (kernels that
-    // only read what a copy reads).
-    const race::CheckResult raw = check(synthesize_to(dir, seed, Modes::kRaw, 0).path, true);
-    EXPECT_LT(all.hazards, raw.hazards);
+    // Raw words alone, over whole segments, give hazards the machine code
+    // rules out (kernels that only read what a copy reads). (With extents
+    // inferred from pointers, a clean raw trace has none to rule out.)
+    const race::CheckResult whole = check(code.path, true, false);
+    const race::CheckResult raw = check(synthesize_to(dir, seed, Modes::kRaw, 0).path, true, false);
+    EXPECT_LT(whole.hazards, raw.hazards);
     EXPECT_EQ(raw.ops, all.ops);
   }
 }
@@ -117,9 +120,9 @@ TEST(SynthCodeModes, EveryInjectedHazardIsFoundWithMachineCodeModes) {
         if (!is_kernel(*side)) continue;
         EXPECT_TRUE(side->access.mode_known);
         EXPECT_EQ(side->access.mode_source, race::ModeSource::kMachineCode);
-        // Still a whole driver segment: the confidence the precision rule
-        // gives, until pointers anchor the access (extents from pointers).
-        EXPECT_EQ(side->access.precision, v1::PRECISION_SEGMENT);
+        // Raw words inside a driver segment: the block inferred from the
+        // trace's pointers (extents from pointers), never exact.
+        EXPECT_EQ(side->access.precision, v1::PRECISION_INFERRED);
       }
       EXPECT_EQ(h.confidence, race::hazard_confidence(h.first.access, h.second.access));
       if (!is_kernel(h.first) && !is_kernel(h.second)) {

@@ -41,7 +41,7 @@ TEST_F(CodeModesCli, CheckSaysTheModesCameFromTheMachineCode) {
   EXPECT_EQ(off.code, 1) << off.err;
   EXPECT_THAT(off.out, Not(HasSubstr("(machine code)")));
   EXPECT_THAT(off.out, Not(HasSubstr("from machine code")));
-  EXPECT_THAT(off.out, HasSubstr("may write (mode unknown), segment extent"));
+  EXPECT_THAT(off.out, HasSubstr("may write (mode unknown), inferred extent"));
 }
 
 TEST_F(CodeModesCli, SimAndReplayListTheModeSourceOfKernelSides) {
