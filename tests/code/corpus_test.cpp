@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "corpus_files.h"
 #include "corpus_truth.h"
 #include "racetrack/code/modes_report.h"
 #include "racetrack/code/module_modes.h"
@@ -18,19 +19,6 @@ namespace racetrack::code::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs without RACETRACK_NVDISASM use the nvdisasm CMake found.
-const bool kNvdisasmChosen = [] {
-  if (*RACETRACK_CODE_NVDISASM) setenv("RACETRACK_NVDISASM", RACETRACK_CODE_NVDISASM, 0);
-  return true;
-}();
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 Bytes bytes_of(const std::string& s) {
   return Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "corpus_files.h"
 #include "racetrack/race/checker.h"
 #include "racetrack/race/code_modes.h"
 #include "racetrack/race/report.h"
@@ -21,19 +22,6 @@ namespace racetrack::code::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// As corpus_test.cpp: runs without RACETRACK_NVDISASM use the nvdisasm CMake found.
-const bool kNvdisasmChosen = [] {
-  if (*RACETRACK_CODE_NVDISASM) setenv("RACETRACK_NVDISASM", RACETRACK_CODE_NVDISASM, 0);
-  return true;
-}();
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // RACETRACK_NVDISASM set to something else for one scope.
 class NvdisasmOverride {
