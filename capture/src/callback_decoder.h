@@ -1,6 +1,7 @@
 // Turns CUPTI callbacks (runtime, driver, NVTX and resource domains) into
 // ApiEvents. Pure functions over the CUPTI structs: no CUDA runtime calls,
-// no locks, no allocation; what needs the driver (parameter layouts, stream
+// no locks, no allocation (after the first call merges the API families'
+// tables, callback_decoder_family.h); what needs the driver (parameter layouts, stream
 // and graph ids) goes through DriverQueries, which the shim implements and
 // tests fake.
 #pragma once
@@ -21,9 +22,7 @@ struct ParamLayout {
     uint32_t size = 0;
   };
   std::vector<Param> params;
-  uint32_t total_bytes() const {
-    return params.empty() ? 0 : params.back().offset + params.back().size;
-  }
+  uint32_t total_bytes() const { return params.empty() ? 0 : params.back().offset + params.back().size; }
 };
 
 class DriverQueries {
@@ -59,18 +58,16 @@ std::span<const CallbackId> subscribed_callbacks();
 
 // At API ENTER: fills kind, handles, sizes and argument words. Returns false
 // for callbacks that are not recorded.
-bool decode_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                      const CUpti_CallbackData& data, DriverQueries& queries, ApiEvent& event,
-                      Payload& payload);
+bool decode_api_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data,
+                      DriverQueries& queries, ApiEvent& event, Payload& payload);
 // At API EXIT: the result and out-parameters (allocated addresses, created
 // streams), and ids that need a valid context.
-void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                     const CUpti_CallbackData& data, DriverQueries& queries, ApiEvent& event);
-// NVTX push/pop/mark (ASCII messages; others are recorded without text).
-bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event,
-                 Payload& payload);
-// Graph node creation, cloning and dependencies.
-bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data,
+void decode_api_exit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data,
                      DriverQueries& queries, ApiEvent& event);
+// NVTX push/pop/mark (ASCII messages; others are recorded without text).
+bool decode_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data, ApiEvent& event, Payload& payload);
+// Graph node creation, cloning and dependencies.
+bool decode_resource(CUpti_CallbackId cbid, const CUpti_ResourceData& data, DriverQueries& queries,
+                     ApiEvent& event);
 
 }  // namespace racetrack::capture

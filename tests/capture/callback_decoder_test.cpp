@@ -11,7 +11,9 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace racetrack::capture {
@@ -842,6 +844,15 @@ TEST(SubscribedCallbacks, EveryOneDecodesFromZeroedParameters) {
     EXPECT_EQ(event.cbid, callback.cbid);
   }
   EXPECT_GT(api_callbacks, 100);
+}
+
+TEST(SubscribedCallbacks, ListsEachCallbackOnce) {
+  // The API families' tables are merged at run time: a callback listed by
+  // two families would be subscribed twice and decoded by only one.
+  std::set<std::pair<int, uint32_t>> seen;
+  for (const CallbackId& callback : subscribed_callbacks())
+    EXPECT_TRUE(seen.insert({callback.domain, callback.cbid}).second)
+        << "domain " << callback.domain << " cbid " << callback.cbid;
 }
 
 TEST(SubscribedCallbacks, HasDriverLaunchesAndNoRuntimeLaunches) {
