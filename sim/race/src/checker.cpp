@@ -71,6 +71,7 @@ struct Checker::State {
       : options(o),
         tables_ptr(std::make_shared<TraceTables>()),
         tables(*tables_ptr),
+        hb(o.assumptions),
         resolver(o.kernel_modes) {
     tables.set_keep_regions(false);
   }
@@ -257,7 +258,9 @@ void Checker::State::process(const v1::Op& op) {
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
   for (const ResolvedAccess& a : accesses) {
-    const hb::OpOrder o = order.at_node(a.node);
+    // A staged copy's source (access 0) is read by the calling thread.
+    const bool staged_read = order.staged_clock && op.has_memcpy() && a.index == 0;
+    const hb::OpOrder o = staged_read ? order.staged_read() : order.at_node(a.node);
     const uint32_t side = new_side(op, a, o.epoch.agent);
     conflicts.clear();
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);

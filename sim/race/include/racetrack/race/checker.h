@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/hb/happens_before.h"
 #include "racetrack/race/fix.h"
 #include "racetrack/race/hazard.h"
@@ -33,6 +34,9 @@ struct CheckOptions {
   bool explain_and_fix = true;
   // Bytes read of the file in each pass: "checking", then "verifying fixes".
   Progress progress;
+  // The readings of the documentation's "may synchronize" cases
+  // (docs/ordering-rules.md, "Assumptions").
+  hb::Assumptions assumptions;
 };
 
 // Hazards that share a signature: the same bug in every layer/iteration.
@@ -40,7 +44,7 @@ struct HazardGroup {
   std::string signature;
   Hazard first;  // the first occurrence
   uint64_t count = 0;
-  std::array<uint64_t, 3> by_confidence{};  // indexed by Confidence
+  std::array<uint64_t, 3> by_confidence{};        // indexed by Confidence
   Confidence confidence = Confidence::kPossible;  // the highest seen
   bool suppressed = false;
   bool shown = false;  // confidence >= min and not suppressed
