@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "assume_option.h"
 #include "commands.h"
 #include "numbers.h"
 #include "progress.h"
@@ -24,6 +25,7 @@ struct CheckArgs {
   std::string suppress, emit_fixed, kernel_modes;
   bool all = false;
   bool no_fix = false;
+  hb::Assumptions assumptions;
 };
 
 Result<std::string> read_text(const std::string& path) {
@@ -91,6 +93,7 @@ int run_check(const CheckArgs& a) {
     std::cerr << "check: warning: --all lists hazards in the JSON report only; it does nothing without "
                  "--format json\n";
   race::CheckOptions options;
+  options.assumptions = a.assumptions;
   if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
     std::cerr << "check: --min-confidence must be definite, likely or possible\n";
     return kExitBadInput;
@@ -176,6 +179,7 @@ void add_check(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, std::numeric_limits<size_t>::max()));
   cmd->add_flag("--no-fix", a->no_fix, "skip explaining and verifying fixes (one pass only)");
+  add_assume_option(cmd, a->assumptions);
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
 }

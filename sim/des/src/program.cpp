@@ -55,7 +55,10 @@ int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAcc
 // stream) into dependencies on the latest op of each agent it now covers.
 class Loader {
  public:
-  Loader(Program& p, const CostModel& costs) : p_(p), costs_(costs) { p_.tables->set_keep_regions(false); }
+  Loader(Program& p, const CostModel& costs, const hb::Assumptions& assumptions)
+      : p_(p), costs_(costs), hb_(assumptions) {
+    p_.tables->set_keep_regions(false);
+  }
 
   // Returns why the chunk cannot be simulated, or empty.
   std::string add_chunk(const v1::Chunk& chunk) {
@@ -124,6 +127,7 @@ class Loader {
     hb::VectorClock& thread_before = thread_seen_[op.thread()];
     s.host_deps = static_cast<uint32_t>(p_.deps.size());
     add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index, false);
+    if (order.staged_clock) p_.deps.push_back({index, Dep::kDeviceStart});
     s.host_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.host_deps;
     thread_before = hb_.thread_clock(op.thread());
     p_.ops.push_back(s);
@@ -173,16 +177,18 @@ size_t Program::index_of(uint64_t seq) const {
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
 }
 
-Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress) {
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
+                             const hb::Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  return load_program(*source, costs, progress);
+  return load_program(*source, costs, progress, assumptions);
 }
 
-Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress) {
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
+                             const hb::Assumptions& assumptions) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
-  Loader loader(p, costs);
+  Loader loader(p, costs, assumptions);
   for (;;) {
     const uint64_t at = source.position();
     auto chunk = source.read();

@@ -309,6 +309,7 @@ void Checker::add_chunk(const v1::Chunk& chunk) {
 
 CheckResult Checker::finish() {
   CheckResult& r = s_->result;
+  r.assumptions = s_->options.assumptions;
   for (HazardGroup& g : r.groups) {
     g.shown = g.confidence >= s_->options.min_confidence && !g.suppressed;
     if (g.confidence == Confidence::kPossible) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/race/access.h"
 #include "racetrack/traces/progress.h"
 #include "racetrack/traces/tables.h"
@@ -54,7 +55,9 @@ struct CostModel {
 };
 
 struct Dep {
-  enum Part : uint8_t { kIssue, kHostEnd, kDeviceEnd };
+  // kDeviceStart: a staged copy's call returns once its source is read,
+  // i.e. once its own device part has started (docs/sim.md).
+  enum Part : uint8_t { kIssue, kHostEnd, kDeviceEnd, kDeviceStart };
   uint32_t op;
   Part part;
 };
@@ -97,9 +100,10 @@ struct Program {
 // takes a source opened by the caller, which may skip validation: the loader
 // itself refuses what it cannot model (undefined threads and streams, seqs
 // that do not increase) with an error.
-Result<Program> load_program(const std::string& path, const CostModel& costs,
-                             const Progress& progress = {});
-Result<Program> load_program(TraceSource& source, const CostModel& costs,
-                             const Progress& progress = {});
+// `assumptions` are the happens-before readings (docs/ordering-rules.md).
+Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress = {},
+                             const hb::Assumptions& assumptions = {});
+Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress = {},
+                             const hb::Assumptions& assumptions = {});
 
 }  // namespace racetrack::des

@@ -67,6 +67,7 @@ struct CheckResult {
   uint64_t hazards_after_fixes = 0;
   // The trace's names (strings, streams, threads, events), for reports.
   std::shared_ptr<const TraceTables> tables;
+  hb::Assumptions assumptions;  // the readings this result holds under
 
   uint64_t shown_groups() const;
 };
