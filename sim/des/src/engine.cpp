@@ -196,7 +196,7 @@ class Engine {
     if (st.busy || st.queue.empty() || st.queue.front() != i || (flags_[i] & kDeviceDone)) return;
     const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
     if (deps < 0) return;
-    const int64_t ready = add_ns(std::max(times_[i].issue, deps), delay(i));
+    const int64_t ready = add_ns(std::max(times_[i].issue, deps), op.staged ? 0 : delay(i));
     if (ready > now_) {
       push({ready, kDeviceReady, op.seq, i});
       return;
@@ -219,8 +219,9 @@ class Engine {
       factor *= slow->second;
     times_[i].device_start = now_;
     flags_[i] |= kDeviceStarted;
-    push({add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), kDeviceEnd,
-          op.seq, i});
+    const int64_t held = op.staged ? delay(i) : 0;  // a staged copy's write, not its read, is held back
+    push({add_ns(add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), held),
+          kDeviceEnd, op.seq, i});
     if (observer_) observer_->on_start(i);
     wake(i, Dep::kDeviceStart);
   }

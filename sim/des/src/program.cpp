@@ -128,6 +128,7 @@ class Loader {
     s.host_deps = static_cast<uint32_t>(p_.deps.size());
     add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index, false);
     if (order.staged_clock) p_.deps.push_back({index, Dep::kDeviceStart});
+    s.staged = order.staged_clock != nullptr;
     s.host_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.host_deps;
     thread_before = hb_.thread_clock(op.thread());
     p_.ops.push_back(s);

@@ -167,10 +167,11 @@ class HostReplay {
     for (uint32_t op : ops) {
       const des::SimOp& s = p_.ops[op];
       if (!wait_all(s.device_deps, s.device_dep_count)) return;
-      hold(op);
+      if (!s.staged) hold(op);
       times_[op].device_start = now();
       check_reads(op, checks, out);
       mark(op, kDeviceStarted);  // a staged copy's call returns once its source is read
+      if (s.staged) hold(op);    // so only its write can be held back
       spin(s.device_ns);
       stamp_writes(op, writes);
       times_[op].device_end = now();

@@ -75,6 +75,10 @@ struct SimOp {
   uint32_t stream = 0;  // stream id; 0 for host-only ops
   Resource resource = Resource::kNone;
   bool device = false;
+  // A staged copy (docs/ordering-rules.md 6b): its call returns once the
+  // device part has started (read the source), so a delay holds back its
+  // device write (the end), not its start.
+  bool staged = false;
   int64_t call_ns = 0;
   int64_t device_ns = 0;
   // Deps of the device part, and deps the host part waits for before
