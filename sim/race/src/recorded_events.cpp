@@ -12,7 +12,6 @@ void RecordedEvents::on_op(const v1::Op& op) {
     return;
   }
   const uint32_t event = op.record().event();
-  if (event >= recorded_after_.size()) recorded_after_.resize(event + 1);
   // A re-record moves the event: waiting on it no longer means "after" the
   // op its previous record followed.
   uint64_t& after = recorded_after_[event];
