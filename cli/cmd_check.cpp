@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "assume_option.h"
 #include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
@@ -27,6 +28,7 @@ struct CheckArgs {
   bool no_fix = false;
   CodeModeFlags code_modes;
   bool whole_segments = false;
+  hb::Assumptions assumptions;
 };
 
 Result<std::string> read_text(const std::string& path) {
@@ -94,6 +96,7 @@ int run_check(const CheckArgs& a) {
     std::cerr << "check: warning: --all lists hazards in the JSON report only; it does nothing without "
                  "--format json\n";
   race::CheckOptions options;
+  options.assumptions = a.assumptions;
   if (!race::parse_confidence(a.min_confidence, options.min_confidence)) {
     std::cerr << "check: --min-confidence must be definite, likely or possible\n";
     return kExitBadInput;
@@ -186,6 +189,7 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_flag("--whole-segments", a->whole_segments,
                 "raw argument words stand for their whole driver allocation, not the block inferred from "
                 "the trace's pointers");
+  add_assume_option(cmd, a->assumptions);
   cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
 }

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "assume_option.h"
 #include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
@@ -58,6 +59,7 @@ void add_replay(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ReplayArgs>();
   auto& o = a->options;
   cmd->add_option("FILE", a->path, "trace")->required();
+  add_assume_option(cmd, o.check.assumptions);
   cmd->add_option("--backend", o.backend, "host (CPU threads) or cuda (needs a GPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"host", "cuda"}));

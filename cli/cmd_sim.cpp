@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "assume_option.h"
 #include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
@@ -111,6 +112,7 @@ void add_sim(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<SimArgs>();
   auto& o = a->options;
   cmd->add_option("FILE", a->path, "trace")->required();
+  add_assume_option(cmd, o.check.assumptions);
   cmd->add_option("--slow", a->slow,
                   "STREAM=FACTOR: slow a stream (name, role or id) by FACTOR (repeatable)");
   add_number(cmd, "--jitter", o.schedule.jitter_sigma,

@@ -57,6 +57,11 @@ void MemoryOps::alloc(const Call& call, v1::AddressSpace space, v1::RegionOrigin
   v1::Op& op = begin_op(call, stream, nvtx);
   op.mutable_alloc()->set_region(region.id);
   op.mutable_alloc()->set_stream_ordered(stream != 0);
+  // cudaMalloc, cudaMallocHost / cudaHostAlloc and cudaHostRegister: calls
+  // --assume alloc-syncs=yes makes device-wide joins (rule 6g).
+  op.mutable_alloc()->set_device_sync(stream == 0 &&
+                                      (origin == v1::ORIGIN_CUDA_MALLOC || origin == v1::ORIGIN_HOST_ALLOC ||
+                                       (origin == v1::ORIGIN_HOST_MALLOC && space == v1::SPACE_PINNED_HOST)));
   out_.end_op();
 }
 
@@ -99,8 +104,10 @@ uint64_t MemoryOps::write(const Call& call, uint32_t stream, uint32_t device, ui
   const auto region = regions_.remove_at(e.dst);
   if (!region) return 1;
   switch (e.kind) {
+    // cudaFree "will not perform any implicit synchronization" for pool
+    // memory; for all other pointers it "may" (docs/ordering-rules.md, 6g).
     case ApiKind::kFree:
-    case ApiKind::kHostFree: free(call, *region, 0, /*device_sync=*/true, nvtx); break;
+    case ApiKind::kHostFree: free(call, *region, 0, region->origin != v1::ORIGIN_POOL_ASYNC, nvtx); break;
     case ApiKind::kHostUnregister: free(call, *region, 0, false, nvtx); break;
     case ApiKind::kFreeAsync: free(call, *region, stream, false, nvtx); break;
     default: break;

@@ -40,6 +40,38 @@ bool read_driver_copy(const Params& p, uint64_t dst, uint64_t src, uint32_t dire
   return read_stream(p, event);
 }
 
+// cudaMemcpyPeer[Async]: device to device across devices. The copy's
+// activity record (PTOP, with both device ids) makes it a COPY_P2P; without
+// one it is a device-to-device copy.
+template <class Params>
+bool read_runtime_peer_copy(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dst, 0);
+  RACETRACK_FIELD_AT(Params, dstDevice, 8);
+  RACETRACK_FIELD_AT(Params, src, 16);
+  RACETRACK_FIELD_AT(Params, srcDevice, 24);
+  RACETRACK_FIELD_AT(Params, count, 32);
+  if constexpr (requires(const Params& q) { q.stream; }) RACETRACK_FIELD_AT(Params, stream, 40);
+  event.dst = u64(p.dst);
+  event.src = u64(p.src);
+  event.bytes = p.count;
+  event.value = kDeviceToDevice;
+  return read_stream(p, event);
+}
+
+// cuMemcpyPeer[Async]: the ends are named with their contexts.
+template <class Params>
+bool read_driver_peer_copy(const Params& p, ApiEvent& event) {
+  RACETRACK_FIELD_AT(Params, dstDevice, 0);
+  RACETRACK_FIELD_AT(Params, srcDevice, 16);
+  RACETRACK_FIELD_AT(Params, ByteCount, 32);
+  if constexpr (requires(const Params& q) { q.hStream; }) RACETRACK_FIELD_AT(Params, hStream, 40);
+  event.dst = p.dstDevice;
+  event.src = p.srcDevice;
+  event.bytes = p.ByteCount;
+  event.value = kDeviceToDevice;
+  return read_stream(p, event);
+}
+
 // cuMemcpy[Async]: unified addressing decides the direction.
 template <class Params>
 bool read_copy_unified(const Params& p, ApiEvent& event) {
@@ -78,6 +110,11 @@ constexpr CallSpec kCopyCalls[] = {
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, kMemcpy, kAsync | kPts,
        in<read_runtime_copy<cudaMemcpyAsync_ptsz_v7000_params>>),
 
+    rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, kMemcpy, 0,
+       in<read_runtime_peer_copy<cudaMemcpyPeer_v4000_params>>),
+    rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000, kMemcpy, kAsync,
+       in<read_runtime_peer_copy<cudaMemcpyPeerAsync_v4000_params>>),
+
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, kMemcpy, 0, in<read_copy_unified<cuMemcpy_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds, kMemcpy, kPts, in<read_copy_unified<cuMemcpy_ptds_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, kMemcpy, kAsync, in<read_copy_unified<cuMemcpyAsync_params>>),
@@ -104,6 +141,9 @@ constexpr CallSpec kCopyCalls[] = {
         in<read_copy_dtod<cuMemcpyDtoDAsync_v2_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, kMemcpy, kAsync | kPts,
         in<read_copy_dtod<cuMemcpyDtoDAsync_v2_ptsz_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer, kMemcpy, 0, in<read_driver_peer_copy<cuMemcpyPeer_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, kMemcpy, kAsync,
+        in<read_driver_peer_copy<cuMemcpyPeerAsync_params>>),
 };
 static_assert(!has_duplicates(kCopyCalls));
 

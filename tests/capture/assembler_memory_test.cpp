@@ -97,6 +97,28 @@ TEST(AssemblerMemory, PinnedHostMemory) {
   EXPECT_FALSE(a.trace.ops(2).free().device_sync());
   EXPECT_EQ(a.trace.ops(3).free().region(), host_alloc.id());
   EXPECT_TRUE(a.trace.ops(3).free().device_sync());
+  // Both allocations are calls --assume alloc-syncs=yes makes joins.
+  EXPECT_TRUE(a.trace.ops(0).alloc().device_sync());
+  EXPECT_TRUE(a.trace.ops(1).alloc().device_sync());
+}
+
+// docs/ordering-rules.md 6g: cudaFree of pool memory "will not perform any
+// implicit synchronization"; of cudaMalloc memory it may.
+TEST(AssemblerMemory, CudaFreeOfPoolMemoryDoesNotSynchronise) {
+  FakeProgram p;
+  const FakeStream s = user_stream(0);
+  p.alloc(ApiKind::kMallocAsync, 0x302000000, 1024, s);
+  p.alloc(ApiKind::kFree, 0x302000000, 0);
+  p.alloc(ApiKind::kMalloc, 0x10000, 4096);
+  p.alloc(ApiKind::kFree, 0x10000, 0);
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  ASSERT_EQ(a.trace.ops_size(), 4);
+  EXPECT_FALSE(a.trace.ops(0).alloc().device_sync());  // stream-ordered
+  EXPECT_FALSE(a.trace.ops(1).free().stream_ordered());
+  EXPECT_FALSE(a.trace.ops(1).free().device_sync());
+  EXPECT_TRUE(a.trace.ops(2).alloc().device_sync());
+  EXPECT_TRUE(a.trace.ops(3).free().device_sync());
 }
 
 TEST(AssemblerMemory, FreesOfUnknownAddressesAreDropped) {

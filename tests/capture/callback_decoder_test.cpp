@@ -350,6 +350,29 @@ TEST_F(CallbackDecoderTest, RuntimeMemcpyAsync) {
   EXPECT_FALSE(queries_.stream_queries[0].per_thread);
 }
 
+// Peer copies are recorded as device-to-device copies; their activity
+// record (PTOP) makes them COPY_P2P with both devices (docs/ordering-rules.md 6f).
+TEST_F(CallbackDecoderTest, PeerCopiesAreRecorded) {
+  const cudaMemcpyPeer_v4000_params blocking{handle<void*>(0x2000), 1, handle<const void*>(0x3000), 0, 512};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, &blocking));
+  EXPECT_EQ(event_.kind, ApiKind::kMemcpy);
+  EXPECT_EQ(event_.flags, 0);
+  EXPECT_EQ(event_.dst, 0x2000u);
+  EXPECT_EQ(event_.src, 0x3000u);
+  EXPECT_EQ(event_.bytes, 512u);
+  EXPECT_EQ(event_.value, 3u);  // cudaMemcpyDeviceToDevice
+  EXPECT_EQ(event_.stream, 0u);
+
+  const cuMemcpyPeerAsync_params async{0x4000, nullptr, 0x5000, nullptr, 256, handle<CUstream>(0x6000)};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, &async));
+  EXPECT_EQ(event_.kind, ApiKind::kMemcpy);
+  EXPECT_EQ(event_.flags, kFlagAsync);
+  EXPECT_EQ(event_.dst, 0x4000u);
+  EXPECT_EQ(event_.src, 0x5000u);
+  EXPECT_EQ(event_.bytes, 256u);
+  EXPECT_EQ(event_.stream, 0x6000u);
+}
+
 TEST_F(CallbackDecoderTest, RuntimeMemcpyPtszAndSyncPtdsArePerThread) {
   const cudaMemcpyAsync_ptsz_v7000_params async_params{handle<void*>(0x1000), handle<const void*>(0x2000), 8,
                                                        cudaMemcpyDeviceToDevice, nullptr};

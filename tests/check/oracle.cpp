@@ -69,12 +69,23 @@ bool host_space(v1::AddressSpace s) {
   return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST;
 }
 
-// Rule 6: blocking copies, host-to-host copies and async D2H into pageable
-// memory return only once the copy is done.
-bool copy_joins_host(const v1::Memcpy& c) {
-  if (!c.async()) return true;
-  if (host_space(c.src_space()) && host_space(c.dst_space())) return true;
-  return c.dst_space() == v1::SPACE_PAGEABLE_HOST && !host_space(c.src_space());
+// Rules 6a-6c, restated from the API synchronization behavior page under
+// racetrack's default assumptions: a copy the call waits for (D2H; H2H;
+// pinned H2D blocking; D2H into pageable async), or one it only stages
+// (pageable H2D, either form), or neither.
+enum class CopyCall { kAsync, kWaits, kStages };
+CopyCall copy_call(const v1::Memcpy& c) {
+  const bool from_host = host_space(c.src_space()), to_host = host_space(c.dst_space());
+  if (from_host && to_host) return CopyCall::kWaits;
+  if (from_host && c.src_space() == v1::SPACE_PAGEABLE_HOST) return CopyCall::kStages;
+  if (!c.async()) return from_host || to_host ? CopyCall::kWaits : CopyCall::kAsync;
+  return to_host && c.dst_space() == v1::SPACE_PAGEABLE_HOST ? CopyCall::kWaits : CopyCall::kAsync;
+}
+
+// Rule 6f: cudaMemcpyPeer (blocking, between devices).
+bool serialises_devices(const v1::Memcpy& c) {
+  return !c.async() && !host_space(c.src_space()) && !host_space(c.dst_space()) &&
+         (c.direction() == v1::COPY_P2P || c.src_device() != c.dst_device());
 }
 
 bool blocking_flags(v1::StreamFlags f) {
@@ -156,6 +167,17 @@ class OrderGraph {
     auto it = last_record_.find(event);
     return it == last_record_.end() ? -1 : it->second;
   }
+  // What waiting for `stream` covers (rule 6e): its latest device point and,
+  // for the legacy default stream, those of its device's blocking streams.
+  std::vector<int> seen_by_wait(uint32_t stream) const {
+    const v1::Stream& s = *streams_.at(stream);
+    std::vector<int> out{last_on(stream)};
+    if (s.flags() == v1::STREAM_LEGACY_DEFAULT)
+      for (const auto& [id, other] : streams_)
+        if (id != stream && other->device() == s.device() && blocking_flags(other->flags()))
+          out.push_back(last_on(id));
+    return out;
+  }
   // Every stream's latest device point (of one device, or of all: -1).
   std::vector<int> stream_tails(int device) const {
     std::vector<int> out;
@@ -168,6 +190,11 @@ class OrderGraph {
     const v1::Stream& s = *streams_.at(op.stream());
     // The point where the op (or a graph's roots) may start.
     const int entry = dag_.add_vertex();
+    // Rule 6b/6c: a staged copy's call first waits for what a sync of its
+    // stream would, then reads the source (at p.host).
+    const CopyCall copy = op.has_memcpy() ? copy_call(op.memcpy()) : CopyCall::kAsync;
+    if (copy == CopyCall::kStages)
+      for (int v : seen_by_wait(op.stream())) dag_.edge(v, p.host);
     dag_.edge(p.host, entry);                // rule 3: enqueue
     dag_.edge(last_on(op.stream()), entry);  // rule 1: stream order
     // Rule 7: the legacy default stream and the blocking streams.
@@ -179,6 +206,15 @@ class OrderGraph {
           blocking_flags(s.flags()) && other->flags() == v1::STREAM_LEGACY_DEFAULT;
       if (legacy_after_blocking || blocking_after_legacy) dag_.edge(last_on(id), entry);
     }
+    // Rule 6f: after the last blocking peer copy of the device, and such a
+    // copy after everything on its devices.
+    if (auto b = last_peer_copy_.find(s.device()); b != last_peer_copy_.end()) dag_.edge(b->second, entry);
+    const bool peer = op.has_memcpy() && serialises_devices(op.memcpy());
+    if (peer)
+      for (const auto& [id, other] : streams_)
+        if (other->device() == s.device() || other->device() == op.memcpy().src_device() ||
+            other->device() == op.memcpy().dst_device())
+          dag_.edge(last_on(id), entry);
     // Rule 5: the wait binds to the latest record issued before it.
     if (op.has_wait()) dag_.edge(last_record(op.wait().event()), entry);
 
@@ -201,17 +237,25 @@ class OrderGraph {
     last_device_[op.stream()] = p.device;
     if (op.has_record()) last_record_[op.record().event()] = p.device;  // rule 4
 
-    // Rule 6 for calls that return only when the device is done.
+    if (peer)
+      for (uint32_t d : {s.device(), op.memcpy().src_device(), op.memcpy().dst_device()})
+        last_peer_copy_[d] = p.device;
+    // Rule 6 for calls that return only when the device is done; under the
+    // default assumptions cudaFree joins and cudaMalloc does not.
     std::vector<int>& joins = pending_joins_[op.thread()];
-    if (op.has_memcpy() && copy_joins_host(op.memcpy())) joins.push_back(p.device);
-    if ((op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync()))
+    if (copy == CopyCall::kWaits) joins.push_back(p.device);
+    if (op.has_memset() && !op.memset().async() &&
+        (op.memset().space() == v1::SPACE_PINNED_HOST || op.memset().space() == v1::SPACE_MANAGED))
+      joins.push_back(p.device);  // rule 6d
+    if (op.has_free() && op.free().device_sync())
       for (int v : stream_tails(-1)) joins.push_back(v);
   }
 
   void add_host_join(const v1::Op& op, int host) {
     switch (op.what_case()) {
       case v1::Op::kSync:
-        if (op.sync().kind() == v1::SYNC_STREAM) dag_.edge(last_on(op.stream()), host);
+        if (op.sync().kind() == v1::SYNC_STREAM)
+          for (int v : seen_by_wait(op.stream())) dag_.edge(v, host);
         if (op.sync().kind() == v1::SYNC_EVENT) dag_.edge(last_record(op.sync().event()), host);
         if (op.sync().kind() == v1::SYNC_DEVICE)
           for (int v : stream_tails(static_cast<int>(op.sync().device()))) dag_.edge(v, host);
@@ -219,13 +263,9 @@ class OrderGraph {
       case v1::Op::kQuery:
         if (!op.query().ready()) break;  // cudaErrorNotReady: no join
         if (op.query().kind() == v1::QUERY_STREAM)
-          dag_.edge(last_on(op.stream()), host);
+          for (int v : seen_by_wait(op.stream())) dag_.edge(v, host);
         else
           dag_.edge(last_record(op.query().event()), host);
-        break;
-      case v1::Op::kAlloc:
-        if (op.alloc().device_sync())
-          for (int v : stream_tails(-1)) dag_.edge(v, host);
         break;
       case v1::Op::kFree:
         if (op.free().device_sync())
@@ -241,6 +281,7 @@ class OrderGraph {
   std::unordered_map<uint32_t, int> last_device_;  // stream -> latest device op
   std::unordered_map<uint32_t, int> last_record_;  // event -> latest record
   std::unordered_map<uint32_t, std::vector<int>> pending_joins_;
+  std::unordered_map<uint32_t, int> last_peer_copy_;  // device -> its last blocking peer copy
 };
 
 }  // namespace
@@ -260,8 +301,10 @@ HazardSet oracle_hazards(const v1::Chunk& trace) {
     if (op.has_free()) freed_at.emplace(op.free().region(), op.seq());
     resolver.on_op(op);
     resolver.resolve(op, resolved);
+    const bool staged = op.has_memcpy() && copy_call(op.memcpy()) == CopyCall::kStages;
     for (const race::ResolvedAccess& a : resolved) {
       int vertex = p.device >= 0 ? p.device : p.host;
+      if (staged && a.index == 0) vertex = p.host;  // the call read the source
       if (a.node) vertex = p.nodes.at(a.node - 1);
       accesses.push_back({a, op.seq(), vertex, actor_of(op)});
     }

@@ -329,14 +329,19 @@ TEST(Free, StreamOrderedFreeDoesNotJoin) {
   expect_race_fixed(f.b.take(), {{1, 3, kRaw, kCompute}});
 }
 
-// Rule 6: cudaMalloc (device_sync) joins; a caching allocator's block does not.
-TEST(Alloc, CudaMallocJoins) {
+// Rule 6g: cudaMalloc (device_sync: it may synchronise) joins only under
+// --assume alloc-syncs=yes; a caching allocator's block never does.
+TEST(Alloc, CudaMallocJoinsOnlyUnderAllocSyncs) {
   Fixture f;
   f.b.kernel(f.s1, "produce", {}, {f.x});
   f.b.alloc("Z", 4096, v1::ORIGIN_CUDA_MALLOC);
   EXPECT_TRUE(f.b.last_op().alloc().device_sync());
   f.b.kernel(f.s2, "consume", {f.x}, {});
-  expect_clean(f.b.take());
+  const v1::Chunk trace = f.b.take();
+  expect_race_fixed(trace, {{1, 3, kRaw, kCompute}});
+  race::CheckOptions assume_syncs = keep_all_options();
+  assume_syncs.assumptions.alloc_syncs = true;
+  expect_clean(trace, assume_syncs);
 }
 
 TEST(Alloc, AllocatorBlockDoesNotJoin) {

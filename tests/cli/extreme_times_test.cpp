@@ -22,7 +22,7 @@ TEST(CliExtremeTimes, InfoSpansTheWholeRange) {
   ASSERT_TRUE(save_trace(b.take(), path));
   const testing::CliRun r = testing::run_cli(dir, "info " + testing::shell_quote(path));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("spanning 18446744074 s"));
+  EXPECT_THAT(r.out, HasSubstr("spanning 18446744074 s"));  // 2^64 - 1 ns, in readable units
 }
 
 }  // namespace

@@ -309,6 +309,10 @@ TEST_P(LoweredBuggySample, EveryHazardManifestsWithItsFirstOpHeldBack) {
   const std::vector<race::Hazard> hazards = hazards_of(GetParam().file);
   ASSERT_EQ(hazards.size(), GetParam().hazards.size());
   for (size_t k = 0; k < hazards.size(); ++k) {
+    // A staged copy's call waits here for the copy to finish (CUDA has no
+    // "started" event; docs/replay.md): its write cannot be held back past
+    // the second op, which the call orders. The host backend shows it.
+    if (l->program.ops[l->program.index_of(hazards[k].first.seq)].staged) continue;
     const Emulated e = emulate(*l, hazards, 20, {index_of(*l, hazards[k].first.seq)});
     EXPECT_FALSE(e.deadlock);
     EXPECT_EQ(e.manifested[k], 20u) << "hazard #" << hazards[k].first.seq << " -> #" << hazards[k].second.seq;

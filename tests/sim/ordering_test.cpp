@@ -59,6 +59,11 @@ void expect_respects_happens_before(const std::string& path, const des::RunResul
     if (hb::is_device_op(op)) check(*order.clock, i, t.device_start, "device start", false);
     check(joined_before, i, t.host_start, "host start", false);
     check(hb.thread_clock(op.thread()), i, t.host_end, "host end", true);
+    // A staged copy's call returns only once it has read its source, i.e.
+    // once its device part has started (docs/ordering-rules.md 6b).
+    if (order.staged_clock && t.host_end < t.device_start && failures++ < 10)
+      ADD_FAILURE() << "staged copy #" << op.seq() << " returned at " << t.host_end
+                    << ", before reading its source at " << t.device_start;
   }
 }
 

@@ -20,7 +20,7 @@ struct Event {
   }
 };
 
-enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4 };
+enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarted = 8 };
 
 uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -104,12 +104,20 @@ class Engine {
   void push(Event e) { events_.push(e); }
 
   bool done(const Dep& d) const {
-    const uint8_t need = d.part == Dep::kIssue ? kIssued : d.part == Dep::kHostEnd ? kHostDone : kDeviceDone;
+    const uint8_t need = d.part == Dep::kIssue         ? kIssued
+                         : d.part == Dep::kHostEnd     ? kHostDone
+                         : d.part == Dep::kDeviceStart ? kDeviceStarted
+                                                       : kDeviceDone;
     return flags_[d.op] & need;
   }
   int64_t time_of(const Dep& d) const {
     const OpTimes& t = times_[d.op];
-    return d.part == Dep::kIssue ? t.issue : d.part == Dep::kHostEnd ? t.host_end : t.device_end;
+    switch (d.part) {
+      case Dep::kIssue: return t.issue;
+      case Dep::kHostEnd: return t.host_end;
+      case Dep::kDeviceStart: return t.device_start;
+      default: return t.device_end;
+    }
   }
 
   // All deps done: the time the last one was. Else registers `waiter` on the
@@ -188,7 +196,7 @@ class Engine {
     if (st.busy || st.queue.empty() || st.queue.front() != i || (flags_[i] & kDeviceDone)) return;
     const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
     if (deps < 0) return;
-    const int64_t ready = add_ns(std::max(times_[i].issue, deps), delay(i));
+    const int64_t ready = add_ns(std::max(times_[i].issue, deps), op.staged ? 0 : delay(i));
     if (ready > now_) {
       push({ready, kDeviceReady, op.seq, i});
       return;
@@ -210,9 +218,12 @@ class Engine {
     if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end())
       factor *= slow->second;
     times_[i].device_start = now_;
-    push({add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), kDeviceEnd,
-          op.seq, i});
+    flags_[i] |= kDeviceStarted;
+    const int64_t held = op.staged ? delay(i) : 0;  // a staged copy's write, not its read, is held back
+    push({add_ns(add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), held),
+          kDeviceEnd, op.seq, i});
     if (observer_) observer_->on_start(i);
+    wake(i, Dep::kDeviceStart);
   }
 
   void finish_device(uint32_t i) {

@@ -55,8 +55,9 @@ int64_t modelled_device_ns(const v1::Op& op, const std::vector<race::ResolvedAcc
 // stream) into dependencies on the latest op of each agent it now covers.
 class Loader {
  public:
-  Loader(Program& p, const CostModel& costs, std::shared_ptr<race::CodeModeTable> code_modes)
-      : p_(p), costs_(costs), resolver_({}, std::move(code_modes)) {
+  Loader(Program& p, const CostModel& costs, std::shared_ptr<race::CodeModeTable> code_modes,
+         const hb::Assumptions& assumptions)
+      : p_(p), costs_(costs), hb_(assumptions), resolver_({}, std::move(code_modes)) {
     p_.tables->set_keep_regions(false);
   }
 
@@ -127,6 +128,8 @@ class Loader {
     hb::VectorClock& thread_before = thread_seen_[op.thread()];
     s.host_deps = static_cast<uint32_t>(p_.deps.size());
     add_growth(hb_.thread_clock(op.thread()), thread_before, own_thread, own_thread, index, false);
+    if (order.staged_clock) p_.deps.push_back({index, Dep::kDeviceStart});
+    s.staged = order.staged_clock != nullptr;
     s.host_dep_count = static_cast<uint32_t>(p_.deps.size()) - s.host_deps;
     thread_before = hb_.thread_clock(op.thread());
     p_.ops.push_back(s);
@@ -177,17 +180,17 @@ size_t Program::index_of(uint64_t seq) const {
 }
 
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes) {
+                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
-  return load_program(*source, costs, progress, std::move(code_modes));
+  return load_program(*source, costs, progress, std::move(code_modes), assumptions);
 }
 
 Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes) {
+                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
-  Loader loader(p, costs, std::move(code_modes));
+  Loader loader(p, costs, std::move(code_modes), assumptions);
   for (;;) {
     const uint64_t at = source.position();
     auto chunk = source.read();

@@ -41,7 +41,8 @@ std::string format_sim_text(const SimReport& r) {
   std::ostringstream out;
   out << "racetrack sim: " << r.trace << "\n"
       << r.ops << " ops; makespan " << ms(r.makespan_ns) << "; " << r.corruptions
-      << " corrupted read(s) under the schedule as given, " << r.tainted_ops << " op(s) tainted\n";
+      << " corrupted read(s) under the schedule as given, " << r.tainted_ops << " op(s) tainted\n"
+      << race::assumptions_line(r.assumptions);
   for (const HazardVerdict& v : r.hazards) {
     const race::Hazard& h = v.hazard;
     out << "\n[" << race::hazard_number(h) << "] " << race::confidence_name(h.confidence) << " "
@@ -95,6 +96,7 @@ std::string format_sim_json(const SimReport& r) {
   j["schema_version"] = race::kJsonSchemaVersion;
   j["trace"] = r.trace;
   j["ops"] = r.ops;
+  j["assumptions"] = race::assumptions_json(r.assumptions);
   j["makespan_ns"] = r.makespan_ns;
   j["corrupted_reads"] = r.corruptions;
   j["tainted_ops"] = r.tainted_ops;

@@ -87,7 +87,7 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  auto program = load_program(path, options.costs, options.progress, options.check.code_modes);
+  auto program = load_program(path, options.costs, options.progress, options.check.code_modes, options.check.assumptions);
   if (!program) return program.error();
   const Program& p = *program;
   Schedule base = options.schedule;
@@ -99,6 +99,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
 
   SimReport report;
   report.trace = path;
+  report.assumptions = options.check.assumptions;
   report.ops = p.ops.size();
   report.tables = p.tables;
   auto given = tracked_run(p, base);

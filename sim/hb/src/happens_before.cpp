@@ -1,5 +1,7 @@
 #include "racetrack/hb/happens_before.h"
 
+#include <algorithm>
+
 namespace racetrack::hb {
 
 bool is_device_op(const v1::Op& op) {
@@ -23,16 +25,37 @@ bool is_host_space(v1::AddressSpace s) {
   return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST;
 }
 
-// Copies after which the calling thread has waited for the copy (and all
-// earlier work on its stream): blocking cudaMemcpy, host-to-host copies, and
-// async D2H into pageable memory.
-bool copy_joins_host(const v1::Memcpy& c) {
-  if (!c.async()) return true;
-  if (is_host_space(c.src_space()) && is_host_space(c.dst_space())) return true;
-  return c.dst_space() == v1::SPACE_PAGEABLE_HOST && !is_host_space(c.src_space());
+}  // namespace
+
+CopyJoin copy_join(const v1::Memcpy& c, const Assumptions& assume) {
+  const bool src_host = is_host_space(c.src_space()), dst_host = is_host_space(c.dst_space());
+  if (src_host && dst_host) return CopyJoin::kJoin;  // host to host: fully synchronous, either form
+  const bool pageable_d2h = dst_host && c.dst_space() == v1::SPACE_PAGEABLE_HOST;
+  const bool pageable_h2d = src_host && c.src_space() == v1::SPACE_PAGEABLE_HOST;
+  if (!c.async()) {
+    if (dst_host) return CopyJoin::kJoin;                 // device to host: returns when done
+    if (pageable_h2d) return CopyJoin::kStaged;           // returns once staged
+    return src_host ? CopyJoin::kJoin : CopyJoin::kNone;  // pinned to device; device to device
+  }
+  if (pageable_d2h) return assume.pageable_async_d2h_sync ? CopyJoin::kJoin : CopyJoin::kNone;
+  if (pageable_h2d) return assume.pageable_async_h2d_staged ? CopyJoin::kStaged : CopyJoin::kNone;
+  return CopyJoin::kNone;
 }
 
-}  // namespace
+bool is_blocking_peer_copy(const v1::Memcpy& c) {
+  return !c.async() && !is_host_space(c.src_space()) && !is_host_space(c.dst_space()) &&
+         (c.direction() == v1::COPY_P2P || c.src_device() != c.dst_device());
+}
+
+bool memset_joins_host(const v1::Memset& m) {
+  return !m.async() && (m.space() == v1::SPACE_PINNED_HOST || m.space() == v1::SPACE_MANAGED);
+}
+
+bool call_syncs_device(const v1::Op& op, const Assumptions& assume) {
+  if (op.has_alloc()) return op.alloc().device_sync() && assume.alloc_syncs;
+  if (op.has_free()) return op.free().device_sync() && assume.free_syncs;
+  return false;
+}
 
 void HappensBefore::add_stream(const v1::Stream& stream) {
   if (stream.id() != streams_.size() + 1) return;  // the validator reports it
@@ -112,6 +135,29 @@ void HappensBefore::host_join_device(ThreadState& t, int device) {
     if (device < 0 || s.device == static_cast<uint32_t>(device)) host_join(t, s.clock);
 }
 
+void HappensBefore::host_join_stream(ThreadState& t, const StreamState& s) {
+  host_join(t, s.clock);
+  if (s.flags != v1::STREAM_LEGACY_DEFAULT) return;
+  for (const StreamState& other : streams_)
+    if (other.device == s.device && is_blocking(other.flags)) host_join(t, other.clock);
+}
+
+void HappensBefore::join_devices(StreamState& s, const v1::Memcpy& copy) {
+  for (const StreamState& other : streams_)
+    if (&other != &s &&
+        (other.device == s.device || other.device == copy.src_device() || other.device == copy.dst_device()))
+      s.clock.join(other.clock);
+}
+
+void HappensBefore::publish_barrier(const StreamState& s, const v1::Memcpy& copy) {
+  for (uint32_t device : {s.device, copy.src_device(), copy.dst_device()}) {
+    Barrier& b = barriers_[device];
+    clock_entries_ += s.clock.entries() - std::min(s.clock.entries(), b.clock.entries());
+    b.clock = s.clock;
+    ++b.version;
+  }
+}
+
 void HappensBefore::prepare(StreamState& s, ThreadState& t) {
   // Enqueue: the op is ordered after all the thread had observed.
   s.clock.raise(t.agent, t.clock.get(t.agent));
@@ -135,6 +181,12 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
         s.seen_legacy_version = version;
       }
     }
+  }
+  // A blocking peer copy orders the later work of its devices' streams.
+  if (auto b = barriers_.find(s.device);
+      b != barriers_.end() && s.seen_barrier_version != b->second.version) {
+    s.clock.join(b->second.clock);
+    s.seen_barrier_version = b->second.version;
   }
 }
 
@@ -183,12 +235,18 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
 
 OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
   StreamState& s = stream(op.stream());
+  const CopyJoin copy = op.has_memcpy() ? copy_join(op.memcpy(), assumptions_) : CopyJoin::kNone;
+  // A staged copy first waits for the stream's earlier work ("a stream sync
+  // is performed before the copy is initiated").
+  if (copy == CopyJoin::kStaged) host_join_stream(t, s);
   prepare(s, t);
   if (op.has_wait()) {
     // Binds to the generation recorded last (or the one its sync id names);
     // a never-recorded event is a no-op.
     if (const VectorClock* c = record_for_wait(op.wait().event(), op.wait().sync_id())) s.clock.join(*c);
   }
+  const bool peer_barrier = op.has_memcpy() && is_blocking_peer_copy(op.memcpy());
+  if (peer_barrier) join_devices(s, op.memcpy());
   const Epoch epoch = tick(s);
   OpOrder order{epoch, &s.clock};
   if (op.has_graph()) {
@@ -201,9 +259,16 @@ OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
     order.graph = &graph_;
   }
   if (op.has_record()) record(op.record().event(), op.record().sync_id(), s.clock);
-  if (op.has_memcpy() && copy_joins_host(op.memcpy())) host_join(t, s.clock);
-  if ((op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync()))
-    host_join_device(t, -1);
+  if (peer_barrier) publish_barrier(s, op.memcpy());
+  if (copy == CopyJoin::kJoin) host_join(t, s.clock);
+  if (copy == CopyJoin::kStaged) {
+    // The source was read on this thread, at this call: later calls are
+    // ordered after the read, not after the device write.
+    order.staged_epoch = Epoch{t.agent, t.clock.get(t.agent)};
+    order.staged_clock = &t.clock;
+  }
+  if (op.has_memset() && memset_joins_host(op.memset())) host_join(t, s.clock);
+  if (call_syncs_device(op, assumptions_)) host_join_device(t, -1);
   return order;
 }
 
@@ -211,7 +276,7 @@ void HappensBefore::apply_host(const v1::Op& op, ThreadState& t) {
   switch (op.what_case()) {
     case v1::Op::kSync:
       switch (op.sync().kind()) {
-        case v1::SYNC_STREAM: host_join(t, stream(op.stream()).clock); break;
+        case v1::SYNC_STREAM: host_join_stream(t, stream(op.stream())); break;
         case v1::SYNC_EVENT:
           if (const VectorClock* c = last_record(op.sync().event())) host_join(t, *c);
           break;
@@ -223,16 +288,14 @@ void HappensBefore::apply_host(const v1::Op& op, ThreadState& t) {
       // Only a successful query tells the host the work is done.
       if (!op.query().ready()) break;
       if (op.query().kind() == v1::QUERY_STREAM) {
-        host_join(t, stream(op.stream()).clock);
+        host_join_stream(t, stream(op.stream()));
       } else if (const VectorClock* c = last_record(op.query().event())) {
         host_join(t, *c);
       }
       break;
     case v1::Op::kAlloc:
-      if (op.alloc().device_sync()) host_join_device(t, -1);
-      break;
     case v1::Op::kFree:
-      if (op.free().device_sync()) host_join_device(t, -1);
+      if (call_syncs_device(op, assumptions_)) host_join_device(t, -1);
       break;
     default: break;
   }

@@ -1,7 +1,6 @@
 #include "racetrack/hb/hb_graph.h"
 
 #include <boost/graph/transitive_reduction.hpp>
-
 #include <deque>
 #include <map>
 
@@ -26,7 +25,8 @@ std::string_view edge_kind_name(EdgeKind kind) {
 // (a sync, a blocking copy) makes that work part of the chain.
 class HbGraph::Builder {
  public:
-  Builder(HbGraph& g, uint64_t from, uint64_t to) : g_(g), from_(from), to_(to) {}
+  Builder(HbGraph& g, uint64_t from, uint64_t to, const Assumptions& assume)
+      : g_(g), from_(from), to_(to), assume_(assume) {}
 
   void add_entities(const v1::Chunk& chunk) {
     for (const auto& s : chunk.streams()) streams_[s.id()] = {s.flags(), s.device()};
@@ -42,51 +42,82 @@ class HbGraph::Builder {
     };
     std::optional<Vertex>& host = host_point_[op.thread()];
     edge(host, EdgeKind::kHost);  // program order, or enqueue for device ops
+    // What a staged copy of this thread waited for, until a later host
+    // point carries it.
+    std::vector<Vertex>& staged = staged_joins_[op.thread()];
+    for (Vertex w : staged) edge(w, EdgeKind::kHost);
 
     if (is_device_op(op)) {
       const auto [flags, device] = streams_[op.stream()];
+      const CopyJoin copy = op.has_memcpy() ? copy_join(op.memcpy(), assume_) : CopyJoin::kNone;
+      if (copy == CopyJoin::kStaged)
+        for (Vertex w : stream_tails_seen_by_sync(op.stream())) staged.push_back(w);
       edge(last_on_stream_[op.stream()], op.has_graph() ? EdgeKind::kGraph : EdgeKind::kStream);
       if (flags == v1::STREAM_LEGACY_DEFAULT) {
         for (const auto& [id, info] : streams_)
-          if (id != op.stream() && info.second == device && blocking(info.first)) edge(last_on_stream_[id], EdgeKind::kLegacy);
+          if (id != op.stream() && info.second == device && blocking(info.first))
+            edge(last_on_stream_[id], EdgeKind::kLegacy);
         last_legacy_[device] = v;
       } else if (blocking(flags)) {
         edge(last_legacy_[device], EdgeKind::kLegacy);
       }
+      edge(last_barrier_[device], EdgeKind::kStream);  // a blocking peer copy before it
       if (op.has_wait()) edge(last_record_[op.wait().event()], EdgeKind::kEvent);
+      if (op.has_memcpy() && is_blocking_peer_copy(op.memcpy())) {
+        const auto& c = op.memcpy();
+        for (const auto& [id, info] : streams_)
+          if (info.second == device || info.second == c.src_device() || info.second == c.dst_device())
+            edge(last_on_stream_[id], EdgeKind::kStream);
+        for (uint32_t d : {device, c.src_device(), c.dst_device()}) last_barrier_[d] = v;
+      }
       if (op.has_record()) last_record_[op.record().event()] = v;
       last_on_stream_[op.stream()] = v;
-      if (op.has_memcpy() && copy_waits(op.memcpy())) host = v;  // the call returns after the copy
-      if (device_sync(op)) join_all(v);
+      // The call returns after the copy or memset.
+      if (copy == CopyJoin::kJoin || (op.has_memset() && memset_joins_host(op.memset()))) {
+        host = v;
+        staged.clear();
+      }
+      if (call_syncs_device(op, assume_)) join_all(v);
       return;
     }
     switch (op.what_case()) {
       case v1::Op::kSync:
-        if (op.sync().kind() == v1::SYNC_STREAM) edge(last_on_stream_[op.stream()], EdgeKind::kHost);
+        if (op.sync().kind() == v1::SYNC_STREAM)
+          for (Vertex w : stream_tails_seen_by_sync(op.stream())) edge(w, EdgeKind::kHost);
         if (op.sync().kind() == v1::SYNC_EVENT) edge(last_record_[op.sync().event()], EdgeKind::kEvent);
         if (op.sync().kind() == v1::SYNC_DEVICE) join_all(v);
         break;
       case v1::Op::kQuery:
         if (!op.query().ready()) break;
-        if (op.query().kind() == v1::QUERY_STREAM) edge(last_on_stream_[op.stream()], EdgeKind::kHost);
-        else edge(last_record_[op.query().event()], EdgeKind::kEvent);
+        if (op.query().kind() == v1::QUERY_STREAM) {
+          for (Vertex w : stream_tails_seen_by_sync(op.stream())) edge(w, EdgeKind::kHost);
+        } else {
+          edge(last_record_[op.query().event()], EdgeKind::kEvent);
+        }
         break;
       default:
-        if (device_sync(op)) join_all(v);
+        if (call_syncs_device(op, assume_)) join_all(v);
         break;
     }
     host = v;
+    staged.clear();
   }
 
  private:
-  static bool blocking(v1::StreamFlags f) { return f == v1::STREAM_BLOCKING || f == v1::STREAM_PER_THREAD_DEFAULT; }
-  static bool copy_waits(const v1::Memcpy& c) {
-    auto host = [](v1::AddressSpace s) { return s == v1::SPACE_PINNED_HOST || s == v1::SPACE_PAGEABLE_HOST; };
-    if (!c.async() || (host(c.src_space()) && host(c.dst_space()))) return true;
-    return c.dst_space() == v1::SPACE_PAGEABLE_HOST && !host(c.src_space());
+  static bool blocking(v1::StreamFlags f) {
+    return f == v1::STREAM_BLOCKING || f == v1::STREAM_PER_THREAD_DEFAULT;
   }
-  static bool device_sync(const v1::Op& op) {
-    return (op.has_alloc() && op.alloc().device_sync()) || (op.has_free() && op.free().device_sync());
+  // The last ops a wait for `stream` covers: its own, and for the legacy
+  // default stream those of its device's blocking streams.
+  std::vector<Vertex> stream_tails_seen_by_sync(uint32_t stream) {
+    std::vector<Vertex> out;
+    if (auto last = last_on_stream_[stream]) out.push_back(*last);
+    const auto [flags, device] = streams_[stream];
+    if (flags != v1::STREAM_LEGACY_DEFAULT) return out;
+    for (const auto& [id, info] : streams_)
+      if (id != stream && info.second == device && blocking(info.first))
+        if (auto last = last_on_stream_[id]) out.push_back(*last);
+    return out;
   }
   void join_all(Vertex v) {
     for (const auto& [id, last] : last_on_stream_)
@@ -95,23 +126,28 @@ class HbGraph::Builder {
 
   HbGraph& g_;
   uint64_t from_, to_;
+  Assumptions assume_;
   std::map<uint32_t, std::pair<v1::StreamFlags, uint32_t>> streams_;
-  std::map<uint32_t, std::optional<Vertex>> last_on_stream_, last_record_, host_point_, last_legacy_;
+  std::map<uint32_t, std::optional<Vertex>> last_on_stream_, last_record_, host_point_, last_legacy_,
+      last_barrier_;
+  std::map<uint32_t, std::vector<Vertex>> staged_joins_;  // thread -> what its last staged copy waited for
 };
 
-HbGraph HbGraph::build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq) {
+HbGraph HbGraph::build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq,
+                       const Assumptions& assumptions) {
   HbGraph g;
-  Builder b(g, from_seq, to_seq);
+  Builder b(g, from_seq, to_seq, assumptions);
   b.add_entities(trace);
   for (const auto& op : trace.ops()) b.add(op);
   return g;
 }
 
-Result<HbGraph> HbGraph::build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq) {
+Result<HbGraph> HbGraph::build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq,
+                                         const Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   HbGraph g;
-  Builder b(g, from_seq, to_seq);
+  Builder b(g, from_seq, to_seq, assumptions);
   for (;;) {
     auto chunk = source->read();
     if (!chunk) return chunk.error();
@@ -125,8 +161,8 @@ Result<HbGraph> HbGraph::build_from_file(const std::string& path, uint64_t from_
   return g;
 }
 
-std::optional<std::vector<HbGraph::Vertex>> HbGraph::search(Vertex from, Vertex to,
-                                                            std::optional<std::pair<Vertex, Vertex>> extra) const {
+std::optional<std::vector<HbGraph::Vertex>> HbGraph::search(
+    Vertex from, Vertex to, std::optional<std::pair<Vertex, Vertex>> extra) const {
   // Breadth-first over out-edges (every edge goes forward, so the search
   // never passes `to`'s position in seq order).
   std::vector<Vertex> parent(boost::num_vertices(graph_), boost::graph_traits<Graph>::null_vertex());
@@ -186,8 +222,10 @@ std::vector<HbEdge> HbGraph::transitive_reduction() const {
   if (boost::num_vertices(graph_) == 0) return {};  // Boost indexes its first vertex regardless
   boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS> reduced;
   std::vector<size_t> to_reduced(boost::num_vertices(graph_));
-  boost::transitive_reduction(graph_, reduced, boost::make_iterator_property_map(to_reduced.begin(), boost::get(boost::vertex_index, graph_)),
-                              boost::get(boost::vertex_index, graph_));
+  boost::transitive_reduction(
+      graph_, reduced,
+      boost::make_iterator_property_map(to_reduced.begin(), boost::get(boost::vertex_index, graph_)),
+      boost::get(boost::vertex_index, graph_));
   std::vector<Vertex> from_reduced(boost::num_vertices(graph_));
   for (Vertex v = 0; v < to_reduced.size(); ++v) from_reduced[to_reduced[v]] = v;
   const auto names = boost::get(boost::edge_name, graph_);

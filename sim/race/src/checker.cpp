@@ -72,6 +72,7 @@ struct Checker::State {
       : options(o),
         tables_ptr(std::make_shared<TraceTables>()),
         tables(*tables_ptr),
+        hb(o.assumptions),
         resolver(o.kernel_modes, o.code_modes) {
     tables.set_keep_regions(false);
     resolver.set_infer_blocks(o.infer_blocks);
@@ -272,7 +273,9 @@ void Checker::State::process(const v1::Op& op) {
   if (accesses.empty()) return;
   const HazardSide of_op = op_side(op);
   for (const ResolvedAccess& a : accesses) {
-    const hb::OpOrder o = order.at_node(a.node);
+    // A staged copy's source (access 0) is read by the calling thread.
+    const bool staged_read = order.staged_clock && op.has_memcpy() && a.index == 0;
+    const hb::OpOrder o = staged_read ? order.staged_read() : order.at_node(a.node);
     const uint32_t side = new_side(of_op, op, a, o.epoch.agent);
     conflicts.clear();
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
@@ -321,6 +324,7 @@ void Checker::add_chunk(const v1::Chunk& chunk) {
 
 CheckResult Checker::finish() {
   CheckResult& r = s_->result;
+  r.assumptions = s_->options.assumptions;
   for (HazardGroup& g : r.groups) {
     g.shown = g.confidence >= s_->options.min_confidence && !g.suppressed;
     if (g.confidence == Confidence::kPossible) g.settle = settle_text(g.first, s_->tables);

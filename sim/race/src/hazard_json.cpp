@@ -83,4 +83,19 @@ nlohmann::ordered_json hazard_json(const Hazard& h, const TraceTables& t) {
   return j;
 }
 
+nlohmann::ordered_json assumptions_json(const hb::Assumptions& assumptions) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const std::string& setting : hb::describe(assumptions)) {
+    const size_t eq = setting.find('=');
+    j[setting.substr(0, eq)] = setting.substr(eq + 1);
+  }
+  return j;
+}
+
+std::string assumptions_line(const hb::Assumptions& assumptions) {
+  std::string out = "assumptions:";
+  for (const std::string& setting : hb::describe(assumptions)) out += " " + setting;
+  return out + " (docs/ordering-rules.md; change with --assume)\n";
+}
+
 }  // namespace racetrack::race

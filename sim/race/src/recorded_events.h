@@ -29,14 +29,15 @@ class RecordedEvents {
     uint32_t thread = 0;
   };
   // By stream (the checker has checked the stream is defined) and, as
-  // HappensBefore keeps them, by recorded event id: ids need no definition
-  // and may be anything up to 2^32 - 1.
+  // HappensBefore keeps them, by event id in a map: event ids are whatever
+  // the trace says, up to 2^32 - 1, so no table may be sized by them.
   std::vector<Point> last_work_;  // by stream: its latest op that is not a record
-  // Op seq -> an event recorded right after it, and back. Their nodes come
-  // and go with every record; from the general heap they fragmented it (+6%
-  // peak memory in bench_check), so they come from a pool.
+  // Op seq -> an event recorded right after it. Its nodes come and go with
+  // every record; from the general heap they fragmented it (+6% peak memory
+  // in bench_check), so they come from a pool.
   std::pmr::unsynchronized_pool_resource pool_;
-  std::pmr::unordered_map<uint32_t, uint64_t> recorded_after_{&pool_};  // the op its latest record follows
+  std::pmr::unordered_map<uint32_t, uint64_t> recorded_after_{
+      &pool_};  // event -> the op its latest record follows
   std::pmr::unordered_map<uint64_t, uint32_t> event_after_{&pool_};
 };
 

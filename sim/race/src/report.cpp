@@ -119,7 +119,7 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   out << "racetrack check: " << o.trace_path << "\n"
       << r.ops << " ops; " << r.hazards << " hazard(s): " << r.by_confidence[2] << " definite, "
       << r.by_confidence[1] << " likely, " << possible << " possible\n"
-      << mode_use_text(r.modes);
+      << assumptions_line(r.assumptions) << mode_use_text(r.modes);
   size_t shown = 0;
   for (const HazardGroup& g : r.groups) {
     if (!g.shown) continue;
@@ -224,6 +224,7 @@ void write_json(std::ostream& out, const CheckResult& r, const ReportOptions& o)
   j["trace"] = o.trace_path;
   j["ops"] = r.ops;
   j["min_confidence"] = std::string(confidence_name(o.min_confidence));
+  j["assumptions"] = assumptions_json(r.assumptions);
   j["hazard_counts"] = {{"total", r.hazards}};
   j["hazard_counts"].update(by_confidence(r.by_confidence));
   json groups = json::array();

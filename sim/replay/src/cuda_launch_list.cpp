@@ -55,6 +55,13 @@ void set_copy(const des::Program& p, const ArenaPlan& plan, const des::SimOp& s,
   o.bytes = std::min(dst_bytes, src_bytes);
 }
 
+// A host join on a device part. The CUDA backend cannot wait for a copy to
+// start: a staged copy's call (Dep::kDeviceStart) waits for it to finish,
+// which orders more than the model does but never less.
+bool joins_device(des::Dep::Part part) {
+  return part == des::Dep::kDeviceEnd || part == des::Dep::kDeviceStart;
+}
+
 // The done events: one for every op that a device part on another stream
 // or a host join waits for, numbered in submission order.
 std::vector<int32_t> number_done_events(const des::Program& p, uint32_t& count) {
@@ -65,7 +72,7 @@ std::vector<int32_t> number_done_events(const des::Program& p, uint32_t& count) 
       if (p.deps[k].part == des::Dep::kDeviceEnd && p.ops[p.deps[k].op].stream != s.stream)
         event_of[p.deps[k].op] = 0;
     for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k)
-      if (p.deps[k].part == des::Dep::kDeviceEnd) event_of[p.deps[k].op] = 0;
+      if (joins_device(p.deps[k].part)) event_of[p.deps[k].op] = 0;
   }
   count = 0;
   for (int32_t& e : event_of)
@@ -146,7 +153,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
     o.joins = static_cast<uint32_t>(l.event_refs.size());
     for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k) {
       const des::Dep& d = p.deps[k];
-      if (d.part != des::Dep::kDeviceEnd) {
+      if (!joins_device(d.part)) {
         after(d.op, d.part == des::Dep::kHostEnd);
       } else {
         l.event_refs.push_back(static_cast<uint32_t>(event_of[d.op]));

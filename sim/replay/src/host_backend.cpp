@@ -16,7 +16,7 @@ namespace racetrack::replay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4 };
+enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarted = 8 };
 
 class HostReplay {
  public:
@@ -98,9 +98,10 @@ class HostReplay {
   }
 
   void wait_for(const des::Dep& d) {
-    const uint8_t need = d.part == des::Dep::kIssue     ? kIssued
-                         : d.part == des::Dep::kHostEnd ? kHostDone
-                                                        : kDeviceDone;
+    const uint8_t need = d.part == des::Dep::kIssue         ? kIssued
+                         : d.part == des::Dep::kHostEnd     ? kHostDone
+                         : d.part == des::Dep::kDeviceStart ? kDeviceStarted
+                                                            : kDeviceDone;
     if (flags_[d.op].load(std::memory_order_acquire) & need) return;
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return abort_.load() || (flags_[d.op].load(std::memory_order_acquire) & need); });
@@ -166,9 +167,11 @@ class HostReplay {
     for (uint32_t op : ops) {
       const des::SimOp& s = p_.ops[op];
       if (!wait_all(s.device_deps, s.device_dep_count)) return;
-      hold(op);
+      if (!s.staged) hold(op);
       times_[op].device_start = now();
       check_reads(op, checks, out);
+      mark(op, kDeviceStarted);  // a staged copy's call returns once its source is read
+      if (s.staged) hold(op);    // so only its write can be held back
       spin(s.device_ns);
       stamp_writes(op, writes);
       times_[op].device_end = now();

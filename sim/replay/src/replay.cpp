@@ -47,7 +47,8 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     std::string why;
     if (!cuda_available(why)) return make_error("--backend cuda: " + why);
   }
-  auto program = des::load_program(path, des::CostModel{}, options.progress, options.check.code_modes);
+  auto program = des::load_program(path, des::CostModel{}, options.progress, options.check.code_modes,
+                                    options.check.assumptions);
   if (!program) return program.error();
   const double time_scale = fit_time_budget(*program, options);
   const des::Program& p = *program;
@@ -61,6 +62,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
 
   ReplayReport report;
   report.trace = path;
+  report.assumptions = options.check.assumptions;
   report.backend = options.backend;
   report.ops = p.ops.size();
   report.tables = p.tables;

@@ -15,7 +15,8 @@ std::string format_replay_text(const ReplayReport& r) {
   out << "racetrack replay (" << r.backend << " backend): " << r.trace << "\n"
       << r.ops << " ops, " << r.runs << " run(s); first run " << r.wall_ns / 1000 << " us (" << rate << "); "
       << r.islands << " arena island(s), " << format_bytes(r.traced_bytes) << " traced"
-      << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n";
+      << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n"
+      << race::assumptions_line(r.assumptions);
   for (const ReplayHazard& h : r.hazards) {
     out << "\n[" << race::hazard_number(h.hazard) << "] " << race::kind_name(h.hazard.kind) << " "
         << race::class_name(h.hazard.cls) << ": " << des::describe_side(h.hazard.first, t) << " -> "
@@ -37,6 +38,7 @@ std::string format_replay_json(const ReplayReport& r) {
   j["trace"] = r.trace;
   j["backend"] = r.backend;
   j["ops"] = r.ops;
+  j["assumptions"] = race::assumptions_json(r.assumptions);
   j["runs"] = r.runs;
   j["wall_ns"] = r.wall_ns;
   j["ops_per_second"] = r.ops_per_second;

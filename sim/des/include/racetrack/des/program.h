@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/race/access.h"
 #include "racetrack/traces/progress.h"
 #include "racetrack/traces/tables.h"
@@ -54,7 +55,9 @@ struct CostModel {
 };
 
 struct Dep {
-  enum Part : uint8_t { kIssue, kHostEnd, kDeviceEnd };
+  // kDeviceStart: a staged copy's call returns once its source is read,
+  // i.e. once its own device part has started (docs/sim.md).
+  enum Part : uint8_t { kIssue, kHostEnd, kDeviceEnd, kDeviceStart };
   uint32_t op;
   Part part;
 };
@@ -72,6 +75,10 @@ struct SimOp {
   uint32_t stream = 0;  // stream id; 0 for host-only ops
   Resource resource = Resource::kNone;
   bool device = false;
+  // A staged copy (docs/ordering-rules.md 6b): its call returns once the
+  // device part has started (read the source), so a delay holds back its
+  // device write (the end), not its start.
+  bool staged = false;
   int64_t call_ns = 0;
   int64_t device_ns = 0;
   // Deps of the device part, and deps the host part waits for before
@@ -97,10 +104,13 @@ struct Program {
 // takes a source opened by the caller, which may skip validation: the loader
 // itself refuses what it cannot model (undefined threads and streams, seqs
 // that do not increase) with an error. Kernels' accesses use the machine-code
-// modes of `code_modes` (null: none), as the checker does.
+// modes of `code_modes` (null: none), as the checker does; `assumptions` are
+// the happens-before readings (docs/ordering-rules.md).
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress = {},
-                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr);
+                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr,
+                             const hb::Assumptions& assumptions = {});
 Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress = {},
-                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr);
+                             std::shared_ptr<race::CodeModeTable> code_modes = nullptr,
+                             const hb::Assumptions& assumptions = {});
 
 }  // namespace racetrack::des

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -16,16 +15,16 @@ namespace racetrack::des {
 
 struct SimOptions {
   CostModel costs;
-  Schedule schedule;                    // slowdowns, jitter, seed, kernel slots
+  Schedule schedule;                                 // slowdowns, jitter, seed, kernel slots
   std::vector<std::pair<std::string, double>> slow;  // stream name/role/id -> factor
   bool adversarial = false;
   bool apply_fixes = false;
   std::vector<race::FixEdit> add_waits;  // user edits (--add-wait)
   uint32_t jitter_schedules = 0;         // what-if: extra seeded jitter runs of the fixed trace
   race::CheckOptions check;
-  size_t max_adversarial = 256;          // hazards demonstrated one by one
-  std::string output;                    // simulated timeline (.rtrace/.pbtxt/.json)
-  Progress progress;                     // loading, checking, each demonstration and what-if run
+  size_t max_adversarial = 256;  // hazards demonstrated one by one
+  std::string output;            // simulated timeline (.rtrace/.pbtxt/.json)
+  Progress progress;             // loading, checking, each demonstration and what-if run
 };
 
 // Bytes that held the wrong version: read by `reader_seq` (0: in the final
@@ -42,7 +41,7 @@ struct HazardVerdict {
   std::string schedule;  // "adversarial" or "as given"
   bool manifested = false;
   std::vector<StaleBytes> stale;  // the corrupted reads of the pair's bytes
-  uint64_t tainted_ops = 0;     // the blast radius
+  uint64_t tainted_ops = 0;       // the blast radius
   std::vector<std::string> tainted_regions;
 };
 
@@ -51,7 +50,7 @@ struct WhatIf {
   size_t edits = 0;
   int64_t makespan_ns = 0;
   double makespan_change_pct = 0;
-  uint64_t hazards_left = 0;       // re-check of the fixed trace
+  uint64_t hazards_left = 0;         // re-check of the fixed trace
   uint64_t corrupted_schedules = 0;  // schedules of the fixed trace that corrupted data
   uint64_t schedules_tried = 0;
 };
@@ -65,6 +64,7 @@ struct SimReport {
   std::vector<HazardVerdict> hazards;
   WhatIf what_if;
   std::shared_ptr<const TraceTables> tables;
+  hb::Assumptions assumptions;  // the readings the run modelled (check.assumptions)
 };
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options);
@@ -76,8 +76,8 @@ std::string describe_side(const race::HazardSide& side, const TraceTables& table
 std::string describe_stale(const StaleBytes& bytes);
 // The JSON of a hazard verdict that sim and replay share: the hazard as
 // check writes it, whether it manifested, and the stale bytes.
-nlohmann::ordered_json verdict_json(const race::Hazard& hazard, bool manifested, const std::vector<StaleBytes>& stale,
-                                    const TraceTables& tables);
+nlohmann::ordered_json verdict_json(const race::Hazard& hazard, bool manifested,
+                                    const std::vector<StaleBytes>& stale, const TraceTables& tables);
 std::string format_sim_json(const SimReport& report);
 
 // Writes `path` with host and device times replaced by a run's.

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/hb/graph_order.h"
 #include "racetrack/hb/vector_clock.h"
 #include "racetrack/traces/container.h"
@@ -21,6 +22,22 @@ namespace racetrack::hb {
 // Ops that run on their stream (and so tick the stream's clock); all others
 // are host-side calls of their thread.
 bool is_device_op(const v1::Op& op);
+
+// The host-side rules of docs/ordering-rules.md (rules 6a-6f), shared by the
+// vector clocks and the explicit graph. What a copy does to its calling
+// thread: nothing, a join of the copy (the call returns when it is done), or
+// staged (the call first waits for the stream's earlier work, then reads
+// the source and returns with the device write still in flight). Managed
+// memory counts as device memory.
+enum class CopyJoin { kNone, kJoin, kStaged };
+CopyJoin copy_join(const v1::Memcpy& copy, const Assumptions& assume);
+// A blocking copy between two devices (cudaMemcpyPeer): serialised with all
+// earlier and later work of the stream's device and both ends' devices.
+bool is_blocking_peer_copy(const v1::Memcpy& copy);
+// A blocking memset into pinned host or managed memory returns when done.
+bool memset_joins_host(const v1::Memset& memset);
+// An allocation or free the assumptions make a device-wide host join.
+bool call_syncs_device(const v1::Op& op, const Assumptions& assume);
 
 enum class AgentKind { kStream, kThread };
 
@@ -37,6 +54,19 @@ struct OpOrder {
   const VectorClock* clock = nullptr;  // valid until the next apply()
   const GraphOrder* graph = nullptr;   // graph launches; valid until the next apply()
   uint32_t node = 0;                   // graph node position + 1; 0 for the op as a whole
+  // A staged copy (pageable host to device) reads its source on the
+  // calling thread before the call returns: that read's point and clock.
+  // Null for every other op.
+  const VectorClock* staged_clock = nullptr;
+  Epoch staged_epoch{};
+
+  // The order of a staged copy's source read (access index 0 of a copy).
+  OpOrder staged_read() const {
+    OpOrder o;
+    o.epoch = staged_epoch;
+    o.clock = staged_clock;
+    return o;
+  }
 
   OpOrder at_node(uint32_t position_plus_one) const {
     OpOrder o = *this;
@@ -59,8 +89,14 @@ class HappensBefore {
   static constexpr size_t kMaxClockEntries = size_t{1} << 25;
 
   explicit HappensBefore(size_t max_clock_entries = kMaxClockEntries,
-                         size_t max_graph_entries = GraphOrder::kMaxEntries)
-      : max_clock_entries_(max_clock_entries), max_graph_entries_(max_graph_entries) {}
+                         size_t max_graph_entries = GraphOrder::kMaxEntries, Assumptions assumptions = {})
+      : assumptions_(assumptions),
+        max_clock_entries_(max_clock_entries),
+        max_graph_entries_(max_graph_entries) {}
+  explicit HappensBefore(Assumptions assumptions)
+      : HappensBefore(kMaxClockEntries, GraphOrder::kMaxEntries, assumptions) {}
+
+  const Assumptions& assumptions() const { return assumptions_; }
 
   void add_stream(const v1::Stream& stream);
   void add_thread(const v1::HostThread& thread);
@@ -99,6 +135,7 @@ class HappensBefore {
     // so an enqueue only merges a host clock that changed.
     std::unordered_map<uint32_t, uint64_t> seen_host_joins;
     uint64_t seen_legacy_version = 0;
+    uint64_t seen_barrier_version = 0;
   };
   struct ThreadState {
     uint32_t agent = 0;
@@ -128,6 +165,13 @@ class HappensBefore {
   // The host joins a clock (a synchronisation).
   void host_join(ThreadState& t, const VectorClock& c);
   void host_join_device(ThreadState& t, int device);  // -1: every device
+  // Waiting for a stream: the legacy default stream's wait covers the
+  // earlier work of its device's blocking streams too.
+  void host_join_stream(ThreadState& t, const StreamState& s);
+  // A blocking peer copy (op on `s`) is serialised with all work of its
+  // devices: it joins every stream of them, and their later work joins it.
+  void join_devices(StreamState& s, const v1::Memcpy& copy);
+  void publish_barrier(const StreamState& s, const v1::Memcpy& copy);
   // Enqueue rule and legacy default stream rule (before the op's tick).
   void prepare(StreamState& s, ThreadState& t);
   Epoch tick(StreamState& s);
@@ -152,6 +196,14 @@ class HappensBefore {
   // Per device: its legacy default stream and that stream's op count.
   std::unordered_map<uint32_t, uint32_t> legacy_stream_;
   std::unordered_map<uint32_t, uint64_t> legacy_version_;
+  // Per device: the clock of its last blocking peer copy, which every later
+  // op on the device's streams joins, and how many there were.
+  struct Barrier {
+    VectorClock clock;
+    uint64_t version = 0;
+  };
+  std::unordered_map<uint32_t, Barrier> barriers_;
+  Assumptions assumptions_;
   size_t max_clock_entries_, max_graph_entries_;
   size_t clock_entries_ = 0;
   std::string exceeded_;

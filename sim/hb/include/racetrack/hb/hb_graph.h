@@ -6,12 +6,12 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
-
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/traces/container.h"
 
 namespace racetrack::hb {
@@ -29,8 +29,10 @@ class HbGraph {
  public:
   // The DAG of the ops with from_seq <= seq <= to_seq. Paths between two ops
   // of the window never leave it (every edge goes forward in seq).
-  static HbGraph build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq);
-  static Result<HbGraph> build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq);
+  static HbGraph build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq,
+                       const Assumptions& assumptions = {});
+  static Result<HbGraph> build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq,
+                                         const Assumptions& assumptions = {});
 
   bool contains(uint64_t seq) const { return index_.count(seq) > 0; }
   // A shortest chain of edges from a to b (empty when a does not
@@ -50,7 +52,8 @@ class HbGraph {
   using Vertex = Graph::vertex_descriptor;
 
   class Builder;
-  std::optional<std::vector<Vertex>> search(Vertex from, Vertex to, std::optional<std::pair<Vertex, Vertex>> extra) const;
+  std::optional<std::vector<Vertex>> search(Vertex from, Vertex to,
+                                            std::optional<std::pair<Vertex, Vertex>> extra) const;
 
   Graph graph_;
   std::vector<uint64_t> seq_;  // by vertex

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/hb/happens_before.h"
 #include "racetrack/race/fix.h"
 #include "racetrack/race/hazard.h"
@@ -39,6 +40,9 @@ struct CheckOptions {
   bool explain_and_fix = true;
   // Bytes read of the file in each pass: "checking", then "verifying fixes".
   Progress progress;
+  // The readings of the documentation's "may synchronize" cases
+  // (docs/ordering-rules.md, "Assumptions").
+  hb::Assumptions assumptions;
 };
 
 // Hazards that share a signature: the same bug in every layer/iteration.
@@ -72,6 +76,7 @@ struct CheckResult {
   ModeUse modes;  // where the kernels' modes came from
   // The trace's names (strings, streams, threads, events), for reports.
   std::shared_ptr<const TraceTables> tables;
+  hb::Assumptions assumptions;  // the readings this result holds under
 
   uint64_t shown_groups() const;
 };

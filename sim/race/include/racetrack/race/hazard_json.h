@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "racetrack/hb/assumptions.h"
 #include "racetrack/race/hazard.h"
 
 namespace racetrack::race {
@@ -14,6 +15,12 @@ namespace racetrack::race {
 inline constexpr int kJsonSchemaVersion = 2;
 
 nlohmann::ordered_json hazard_json(const Hazard& hazard, const TraceTables& tables);
+
+// The "assumptions" object of check, sim and replay: each assumption's name
+// and value, the readings the verdicts hold under.
+nlohmann::ordered_json assumptions_json(const hb::Assumptions& assumptions);
+// The same for text reports: "assumptions: NAME=VALUE, ..." and a newline.
+std::string assumptions_line(const hb::Assumptions& assumptions);
 
 // A side's title for people, long kernel names shortened ("display_name").
 std::string display_name(const HazardSide& side, const TraceTables& tables);

@@ -50,6 +50,7 @@ struct ReplayReport {
   double scale = 1;
   double time_scale = 1;  // traced durations were multiplied by this (traced_budget_ns)
   std::shared_ptr<const TraceTables> tables;
+  hb::Assumptions assumptions;  // the readings the runs modelled (check.assumptions)
 };
 
 // Whether this build and machine can replay on a GPU; `why` says what is
