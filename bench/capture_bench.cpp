@@ -3,9 +3,9 @@
 //    (decode at ENTER and EXIT, append to the thread log, a collector
 //    draining meanwhile), against a naive callback body (a mutex, a map
 //    entry with the kernel name and an argument vector per launch: the kind
-//    of body CUPTI_NOTES §7.1 measured at +2.3 µs per launch on the H200's
+//    of body docs/cupti-notes.md §7.1 measured at +2.3 µs per launch on the H200's
 //    host), and as a share of the budget the
-//    1.15x-of-CUPTI target leaves (CUPTI_NOTES §7.1: 6.95 µs per launch with
+//    1.15x-of-CUPTI target leaves (docs/cupti-notes.md §7.1: 6.95 µs per launch with
 //    activity tracing alone on an H200);
 // 2. the trace assembler: events + records in, trace file out, against
 //    reading the written trace back.
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   const uint64_t launches = large ? 10'000'000 : 1'000'000;
 
   const LaunchPathResult path = measure_launch_path(launches);
-  const double budget_ns = 0.15 * 6950.0;  // CUPTI_NOTES §7.1, activity-only µs/launch on an H200
+  const double budget_ns = 0.15 * 6950.0;  // docs/cupti-notes.md §7.1, activity-only µs/launch on an H200
   std::printf("launch path (%llu launches, collector draining):\n", static_cast<unsigned long long>(launches));
   std::printf("  racetrack callback work  %7.1f ns/launch\n", path.traced_ns);
   std::printf("  naive callback body      %7.1f ns/launch  (racetrack costs %.2fx of it)\n", path.naive_ns,

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "racetrack/code/modes_cache.h"
 #include "racetrack/code/modes_report.h"
+#include "racetrack/traces/foreign_formats.h"
 #include "racetrack/traces/sha256.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -222,6 +223,7 @@ int run(const ModesArgs& args) {
     if (!r) {
       Error e = r.error();
       e.file = args.path;
+      if (auto foreign = identify_foreign_trace(args.path)) e = Error{*foreign, {}, args.path};
       std::cerr << e.describe() << "\n";
       return kExitBadInput;
     }

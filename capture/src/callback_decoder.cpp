@@ -1,6 +1,6 @@
 // Decodes CUPTI callbacks into ApiEvents. One table (kCalls) says which
 // callbacks are recorded, as what kind and with which flags; the readers
-// below take each call's fields from its parameter struct (CUPTI_NOTES §3.2).
+// below take each call's fields from its parameter struct (docs/cupti-notes.md §3.2).
 // Every field read is pinned by a static_assert with the CUDA 13.0 offsets
 // (in its reader, or per struct), so a header change fails the build instead
 // of decoding garbage (§8).

@@ -1,5 +1,5 @@
 // Kernel parameter layouts per launched handle, asked of the driver once
-// (CUPTI_NOTES §4.1, §4.3). The driver entry points come in as function
+// (docs/cupti-notes.md §4.1, §4.3). The driver entry points come in as function
 // pointers so tests can fake them without a GPU.
 #pragma once
 #include <cuda.h>

@@ -120,7 +120,7 @@ RACETRACK_EXPECT_FIELD(CUpti_ActivityStream, correlationId, 20, 4);
 #undef RACETRACK_EXPECT_FIELD
 
 constexpr std::array kEnabledKinds = {
-    // First, so it is on before any module loads (CUPTI_NOTES §2.4).
+    // First, so it is on before any module loads (docs/cupti-notes.md §2.4).
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMCPY2,
@@ -128,7 +128,7 @@ constexpr std::array kEnabledKinds = {
     CUPTI_ACTIVITY_KIND_MEMORY2,
     CUPTI_ACTIVITY_KIND_MEMORY_POOL,
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    // Not implied by SYNCHRONIZATION since CUDA 12.9 (CUPTI_NOTES §9.6).
+    // Not implied by SYNCHRONIZATION since CUDA 12.9 (docs/cupti-notes.md §9, item 6).
     CUPTI_ACTIVITY_KIND_CUDA_EVENT,
     CUPTI_ACTIVITY_KIND_STREAM,
 };

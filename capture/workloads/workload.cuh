@@ -2,7 +2,7 @@
 // kernels with annotated launchers, buffers with labels, and the
 // corruption tally each hazard program prints at the end.
 //
-// The hazard programs model activation offloading (OFFLOAD_HAZARDS.md):
+// The hazard programs model activation offloading (docs/offload-hazards.md):
 // a compute stream, a non-blocking offload (D2H) stream and a non-blocking
 // reload (H2D) stream. A spin kernel keeps the stream whose op comes first
 // in the racing pair busy, so that an unordered second op really overtakes it.

@@ -95,7 +95,7 @@ TEST(AssemblerHazards, AnEventFromTheOffloadStreamMakesItClean) {
   EXPECT_EQ(check(a.trace).hazards, 0u);
 }
 
-// C1 from OFFLOAD_HAZARDS.md: the reload reads the pinned buffer the offload
+// C1 from docs/offload-hazards.md: the reload reads the pinned buffer the offload
 // is still writing.
 TEST(AssemblerHazards, AReloadNotWaitingForTheOffloadRacesIt) {
   for (bool waits : {false, true}) {

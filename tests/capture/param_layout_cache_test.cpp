@@ -1,5 +1,5 @@
 // ParamLayoutCache over fake cuFuncGetParamInfo / cuKernelGetParamInfo that
-// count their calls (CUPTI_NOTES §4.3: "Func -> 400 -> Kernel").
+// count their calls (docs/cupti-notes.md §4.3: "Func -> 400 -> Kernel").
 #include "param_layout_cache.h"
 
 #include <gmock/gmock.h>

@@ -11,7 +11,7 @@ namespace racetrack::check_test {
 namespace {
 
 // Happens-before as a plain DAG: vertices are points (a host call, a device
-// op, a graph node), edges are the orderings of DESIGN.md §5.
+// op, a graph node), edges are the orderings of docs/ordering-rules.md.
 class Dag {
  public:
   int add_vertex() {

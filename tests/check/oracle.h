@@ -1,5 +1,5 @@
 // A deliberately simple reference for `racetrack check`: happens-before as an
-// explicit graph over ops and graph nodes with edges read off DESIGN.md §5,
+// explicit graph over ops and graph nodes with edges read off docs/ordering-rules.md,
 // reachability by search (no vector clocks), and the hazard definition of
 // docs/check.md evaluated literally over every pair of accesses. Slow and
 // quadratic on purpose; only for small generated programs.

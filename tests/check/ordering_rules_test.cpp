@@ -1,4 +1,4 @@
-// The ordering rules of DESIGN.md §5, one test each: with the rule's
+// The ordering rules of docs/ordering-rules.md, one test each: with the rule's
 // synchronisation the pair is ordered (no hazard); without it, exactly the
 // expected hazard, whose suggested fix makes the trace check clean. Then
 // confidence, kernel argument-word resolution, --kernel-modes and reuse.
@@ -500,7 +500,7 @@ TEST(HostThreads, HostAccessesOfTwoThreadsCannotBeFixedWithCuda) {
   EXPECT_NE(fix.text.find("host"), std::string::npos) << fix.text;
 }
 
-// DESIGN.md §6: definite for exact extents and known writers, likely for
+// docs/design.md §6: definite for exact extents and known writers, likely for
 // block extents, possible for unknown modes or whole segments.
 Confidence only_confidence(const v1::Chunk& trace) {
   const race::CheckResult result = check_all(trace);

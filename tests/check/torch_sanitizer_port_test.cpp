@@ -6,7 +6,7 @@
 // trace (written anew, not copied) and asserts that racetrack agrees launch
 // by launch: a "good" launch takes part in no hazard as the second op, a
 // "bad" one in exactly as many as the sanitizer reports errors. The last
-// tests are the cases that sanitizer is blind to (DESIGN.md §1): pinned host
+// tests are the cases that sanitizer is blind to (docs/design.md §1): pinned host
 // memory and reuse of a freed block, which racetrack must flag.
 #include <gtest/gtest.h>
 

@@ -33,10 +33,20 @@ class ForeignFormats : public ::testing::Test {
   void expect_recognised(const std::string& path, const std::string& what) {
     const std::string q = shell_quote(path);
     const std::string out = shell_quote(dir_.path("out.rtrace"));
-    for (const std::string& command :
-         {"check " + q, "info " + q, "dump " + q, "validate " + q, "sim " + q, "replay " + q,
-          "why " + q + " 1 2", "export " + q + " " + shell_quote(dir_.path("out.pftrace")),
-          "convert " + q + " " + out}) {
+    std::vector<std::string> commands = {"check " + q,
+                                         "info " + q,
+                                         "dump " + q,
+                                         "validate " + q,
+                                         "sim " + q,
+                                         "replay " + q,
+                                         "why " + q + " 1 2",
+                                         "export " + q + " " + shell_quote(dir_.path("out.pftrace")),
+                                         "convert " + q + " " + out,
+                                         "modes " + q};
+#ifdef RACETRACK_HAS_VIEWER
+    commands.push_back("view " + q + " --screenshot " + shell_quote(dir_.path("out.png")));
+#endif
+    for (const std::string& command : commands) {
       const CliRun run = racetrack(command);
       EXPECT_EQ(run.code, 2) << command;
       EXPECT_THAT(run.err, AllOf(HasSubstr(path + ": this is " + what), HasSubstr(kAdvice))) << command;
@@ -84,6 +94,10 @@ TEST_F(ForeignFormats, NsightSystemsReportsAndExports) {
   std::string sqlite("SQLite format 3\0", 16);
   sqlite += std::string(100, '\0') + "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER)";
   expect_recognised(write("profile.sqlite", sqlite), "an Nsight Systems SQLite export");
+}
+
+TEST_F(ForeignFormats, NsightComputeReport) {
+  expect_recognised(write("kernels.ncu-rep", std::string("NVIDIA\x00\x01", 8)), "an Nsight Compute report");
 }
 
 TEST_F(ForeignFormats, CompressedFiles) {

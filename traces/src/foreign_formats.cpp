@@ -1,4 +1,4 @@
-#include "foreign_formats.h"
+#include "racetrack/traces/foreign_formats.h"
 
 #include <algorithm>
 #include <cctype>
@@ -116,6 +116,13 @@ std::optional<std::string> identify_foreign_trace(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return std::nullopt;
+  if (has_extension(path, {".ncu-rep"}))
+    return "this is an Nsight Compute report, not a racetrack trace: it has metrics of single kernels, not "
+           "the "
+           "order of the work on the streams and the buffers each operation reads and writes, which "
+           "racetrack "
+           "needs" +
+           std::string(kCapture);
   if (has_extension(path, {".nsys-rep", ".qdrep", ".qdstrm"}))
     return "this is an Nsight Systems report, not a racetrack trace: it has kernel and copy times but not "
            "the "

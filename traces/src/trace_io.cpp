@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "foreign_formats.h"
+#include "racetrack/traces/foreign_formats.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/validate.h"
 

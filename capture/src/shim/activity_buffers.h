@@ -1,6 +1,6 @@
 // CUPTI activity buffers: handed to CUPTI from a free list of pre-faulted
 // buffers (a fresh 8 MiB malloc cost 5-8 ms of page faults on the H200,
-// CUPTI_NOTES §7.2), queued when CUPTI completes them, and recycled after the
+// docs/cupti-notes.md §7.2), queued when CUPTI completes them, and recycled after the
 // collector decoded them. Not on the launch path, so a mutex is fine.
 #pragma once
 #include <cstddef>

@@ -2,7 +2,7 @@
 // the driver during cuInit when CUDA_INJECTION64_PATH names this library),
 // the CUPTI callback that logs API, NVTX and graph-node events on the
 // calling thread, the activity-buffer callbacks, and the exit, signal and
-// fork hooks. Callbacks never call the CUDA runtime (CUPTI_NOTES §4.4), take
+// fork hooks. Callbacks never call the CUDA runtime (docs/cupti-notes.md §4.4), take
 // no locks and allocate nothing after a thread's first call.
 #include <cupti.h>
 #include <dlfcn.h>
@@ -267,7 +267,7 @@ bool subscribe(CUpti_SubscriberHandle* subscriber) {
                                       CUpti_SubscriberParams*);
   char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
   CUptiResult rc;
-  // The process's CUPTI may predate cuptiSubscribe_v2 (CUPTI_NOTES §8).
+  // The process's CUPTI may predate cuptiSubscribe_v2 (docs/cupti-notes.md §8).
   if (auto v2 = reinterpret_cast<SubscribeV2>(dlsym(RTLD_DEFAULT, "cuptiSubscribe_v2"))) {
     CUpti_SubscriberParams params{};
     params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The five offload hazard shapes C1..C5 in PyTorch (OFFLOAD_HAZARDS.md
+"""The five offload hazard shapes C1..C5 in PyTorch (docs/offload-hazards.md
 section 3, traces/samples/c*_*.pbtxt), buggy by default, with the one-line
 fix under --fixed. C = the compute (current) stream, D = offload stream,
 H = reload stream. A GPU sleep keeps the stream of the first racing op busy,

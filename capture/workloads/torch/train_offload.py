@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small MLP-transformer training loop with activation offloading and
 recompute, in the style of Megatron-LM's fine-grained activation offloading
-(FGAO; /work/shared/OFFLOAD_HAZARDS.md section 1).
+(FGAO; docs/offload-hazards.md §1).
 
 Each block's input is the only activation kept for backward, and it is kept
 on the host: in forward it is copied to a pinned buffer on the offload (D2H)

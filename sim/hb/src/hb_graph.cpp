@@ -20,7 +20,7 @@ std::string_view edge_kind_name(EdgeKind kind) {
   }
 }
 
-// Adds the ops of the window one by one, with the edges of DESIGN.md §5.
+// Adds the ops of the window one by one, with the edges of docs/ordering-rules.md.
 // A device op's vertex is its execution; its thread's host chain continues
 // from the last host point, except that a call that waits for device work
 // (a sync, a blocking copy) makes that work part of the chain.

@@ -1,6 +1,6 @@
 // A fake libcuda.so.1: the two driver functions the capture shim calls, with
 // the CUDA 13 signatures. They know the kernels of fakes.h and answer like
-// the driver (CUPTI_NOTES §4.1, §4.3): parameter after parameter, then
+// the driver (docs/cupti-notes.md §4.1, §4.3): parameter after parameter, then
 // CUDA_ERROR_INVALID_VALUE one past the last; CUDA_ERROR_INVALID_HANDLE when
 // cuFuncGetParamInfo is given a CUkernel.
 #include <cuda.h>

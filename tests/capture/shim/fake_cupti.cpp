@@ -222,7 +222,7 @@ CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t* id) {
   return CUPTI_SUCCESS;
 }
 
-// As measured (CUPTI_NOTES §3.5): no context, no id; NULL is the legacy stream.
+// As measured (docs/cupti-notes.md §3.5): no context, no id; NULL is the legacy stream.
 CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t per_thread,
                                         uint32_t* id) {
   if (context != kContext || id == nullptr) return CUPTI_ERROR_INVALID_STREAM;

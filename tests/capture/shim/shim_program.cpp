@@ -270,7 +270,7 @@ class FakeCuda {
 
   // One API call as CUPTI reports it: ENTER, what the call does (nested
   // driver calls, filling its out-parameters), EXIT with its result. A
-  // thread's first call has no context at ENTER (CUPTI_NOTES §2.4).
+  // thread's first call has no context at ENTER (docs/cupti-notes.md §2.4).
   template <class Result, class Body>
   void api_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name, const void* params,
                 uint32_t correlation, Body&& body) {

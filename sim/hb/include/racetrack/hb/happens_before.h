@@ -1,4 +1,4 @@
-// The CUDA ordering model (docs/ordering-rules.md, DESIGN.md §5) as vector
+// The CUDA ordering model (docs/ordering-rules.md) as vector
 // clocks: ops are applied in submission order, and each gets an epoch (its
 // point in its agent's history) and a clock (everything it is ordered after).
 // Op A happens-before op B exactly when B's clock covers A's epoch. State is

@@ -1,5 +1,5 @@
 // A hazard: two accesses to overlapping bytes, at least one a write, whose
-// ops are not ordered by happens-before (DESIGN.md §6, docs/check.md).
+// ops are not ordered by happens-before (docs/design.md §6, docs/check.md).
 #pragma once
 
 #include <cstdint>
@@ -88,7 +88,7 @@ inline uint32_t hazard_number(const Hazard& h) {
 // "kernel gemm", "memcpy D2H", "hostaccess": a side's title, in full.
 std::string side_title(const HazardSide& side, const TraceTables& tables);
 
-// Kind and confidence follow from the two accesses (DESIGN.md §6).
+// Kind and confidence follow from the two accesses (docs/design.md §6).
 HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second);
 Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second);
 
