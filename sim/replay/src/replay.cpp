@@ -30,6 +30,21 @@ double fit_time_budget(des::Program& p, const ReplayOptions& options) {
   return scale;
 }
 
+// How --stress holds hazard k, for the report.
+HoldBack hold_back_of(const HoldPlan& holds, size_t k, const PairGap& gap, const ReplayOptions& options) {
+  const HeldOp& held = holds.held_of(k);
+  HoldBack b;
+  b.sized_from = options.stress_ns > 0                ? HoldBack::kFixed
+                 : gap.source == GapSource::kModelled ? HoldBack::kModelledGap
+                                                      : HoldBack::kTracedGap;
+  b.gap_ns = options.stress_ns > 0 ? 0 : gap.ns;
+  b.shortest_ns = holds.window(held.group).shortest_ns;
+  b.longest_ns = holds.window(held.group).longest_ns;
+  b.capped = held.capped;
+  b.held_runs = holds.runs_holding(held.group, std::max(1u, options.repeat));
+  return b;
+}
+
 }  // namespace
 
 Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& options) {
@@ -65,24 +80,17 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   // --stress: each hazard's first op held back for its pair's gap and more.
   HoldPlan holds;
   if (options.stress) {
-    auto gaps = pair_gaps(path, p, check->shown, options.traced_timing, time_scale);
+    // --stress-ns fixes the holds: no gap is needed.
+    Result<std::vector<PairGap>> gaps =
+        options.stress_ns > 0 ? Result<std::vector<PairGap>>(std::vector<PairGap>(check->shown.size()))
+                              : pair_gaps(path, p, check->shown, options.traced_timing, time_scale);
     if (!gaps) return gaps.error();
     holds =
         HoldPlan::build(p, check->shown, *gaps, {options.stress_ns, options.stress_budget_ns, options.seed});
     report.stress_budget_ns = options.stress_budget_ns;
     report.stress_groups = holds.groups();
-    for (size_t k = 0; k < check->shown.size(); ++k) {
-      const HeldOp& held = holds.held_of(k);
-      HoldBack& b = report.hazards[k].hold_back.emplace();
-      b.sized_from = options.stress_ns > 0                       ? HoldBack::kFixed
-                     : (*gaps)[k].source == GapSource::kModelled ? HoldBack::kModelledGap
-                                                                 : HoldBack::kTracedGap;
-      b.gap_ns = options.stress_ns > 0 ? 0 : (*gaps)[k].ns;
-      b.shortest_ns = holds.window(held.group).shortest_ns;
-      b.longest_ns = holds.window(held.group).longest_ns;
-      b.capped = held.capped;
-      b.held_runs = holds.runs_holding(held.group, std::max(1u, options.repeat));
-    }
+    for (size_t k = 0; k < check->shown.size(); ++k)
+      report.hazards[k].hold_back = hold_back_of(holds, k, (*gaps)[k], options);
   }
 
   // The backend: one run of the plan with the given delays.
