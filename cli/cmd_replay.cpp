@@ -58,8 +58,9 @@ void add_replay(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", o.backend, "host (CPU threads) or cuda (needs a GPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"host", "cuda"}));
-  cmd->add_flag("--stress", o.stress,
-                "hold the first op of each hazard back (seeded) so the race window opens");
+  cmd->add_flag(
+      "--stress", o.stress,
+      "hold the first op of each hazard back (seeded, sized from the pair's gap) so the second overtakes");
   add_number(cmd, "--repeat", o.repeat, "runs")->capture_default_str()->check(CLI::Range(1u, 100000u));
   add_number(cmd, "--seed", o.seed, "seed of the --stress delays")->capture_default_str();
   add_number(cmd, "--stress-ns", o.stress_ns,

@@ -359,10 +359,7 @@ class LoweredFarPair : public ::testing::TestWithParam<int> {};
 TEST_P(LoweredFarPair, ThePlansHoldsLetEveryDefiniteHazardManifest) {
   testing::TempDir dir;
   const std::string path = dir.path("injected.rtrace");
-  SynthOptions so = sim_test::small_synth(true, racetrack::Schedule::k1F1B, 1);
-  so.target_ops = kSanitized ? 8000 : 20000;
-  so.layers = 8;
-  so.microbatches = 4;
+  SynthOptions so = sim_test::far_synth(1, kSanitized ? 8000 : 20000);
   so.inject[static_cast<size_t>(GetParam())] = 1;
   if (sim_test::synth_to(path, so).injected.empty()) GTEST_SKIP() << "nowhere to place this shape";
   const auto l = lower(path, 4096, 256ull << 20);

@@ -16,14 +16,6 @@ using testing::TempDir;
 // AddressSanitizer).
 constexpr uint64_t kOps = kSanitized ? 8000 : 20000;
 
-SynthOptions far_synth(uint64_t seed) {
-  SynthOptions o = sim_test::small_synth(true, racetrack::Schedule::k1F1B, seed);
-  o.target_ops = kOps;
-  o.layers = 8;
-  o.microbatches = 4;
-  return o;  // default activations: traced durations as a real step has them
-}
-
 replay::ReplayOptions traced_stress(uint64_t seed) {
   replay::ReplayOptions o;
   o.stress = true;
@@ -32,20 +24,13 @@ replay::ReplayOptions traced_stress(uint64_t seed) {
   return o;
 }
 
-using FarParam = std::tuple<int, uint64_t>;  // (shape, seed)
-
-std::string far_name(const ::testing::TestParamInfo<FarParam>& info) {
-  return std::string(shape_name(static_cast<HazardShape>(std::get<0>(info.param)))) + "_seed" +
-         std::to_string(std::get<1>(info.param));
-}
-
-class FarPair : public ::testing::TestWithParam<FarParam> {};
+class FarPair : public ::testing::TestWithParam<sim_test::ShapeSeed> {};
 
 TEST_P(FarPair, EveryDefiniteHazardManifestsUnderTracedTiming) {
   TempDir dir;
   const std::string path = dir.path("injected.rtrace");
   const auto [shape, seed] = GetParam();
-  SynthOptions so = far_synth(seed);
+  SynthOptions so = sim_test::far_synth(seed, kOps);
   so.inject[static_cast<size_t>(shape)] = 1;
   const SynthResult truth = sim_test::synth_to(path, so);
   if (truth.injected.empty()) GTEST_SKIP() << "the trace orders every place this shape could go";
@@ -84,14 +69,14 @@ TEST_P(FarPair, EveryDefiniteHazardManifestsUnderTracedTiming) {
 INSTANTIATE_TEST_SUITE_P(Shapes, FarPair,
                          ::testing::Combine(::testing::Range(0, kHazardShapeCount),
                                             ::testing::Values(1, 2, 3)),
-                         far_name);
+                         sim_test::shape_seed_name);
 
 class FarClean : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(FarClean, NeverShowsAHazardUnderTracedTiming) {
   TempDir dir;
   const std::string path = dir.path("clean.rtrace");
-  sim_test::synth_to(path, far_synth(GetParam()));
+  sim_test::synth_to(path, sim_test::far_synth(GetParam(), kOps));
   const replay::ReplayReport r = replay(path, traced_stress(GetParam()));
   ASSERT_GT(r.ops, kOps / 2);
   EXPECT_EQ(r.corrupted_reads, 0u) << replay::format_replay_text(r);

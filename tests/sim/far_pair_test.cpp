@@ -15,28 +15,13 @@ using testing::TempDir;
 
 constexpr uint64_t kOps = 100000;
 
-SynthOptions far_synth(uint64_t seed) {
-  SynthOptions o = small_synth(true, racetrack::Schedule::k1F1B, seed);
-  o.target_ops = kOps;
-  o.layers = 8;
-  o.microbatches = 4;
-  return o;
-}
-
-using FarParam = std::tuple<int, uint64_t>;  // (shape, seed)
-
-std::string far_name(const ::testing::TestParamInfo<FarParam>& info) {
-  return std::string(shape_name(static_cast<HazardShape>(std::get<0>(info.param)))) + "_seed" +
-         std::to_string(std::get<1>(info.param));
-}
-
-class FarPair : public ::testing::TestWithParam<FarParam> {};
+class FarPair : public ::testing::TestWithParam<sim_test::ShapeSeed> {};
 
 TEST_P(FarPair, EveryDefiniteHazardManifestsAdversarially) {
   TempDir dir;
   const std::string path = dir.path("injected.rtrace");
   const auto [shape, seed] = GetParam();
-  SynthOptions so = far_synth(seed);
+  SynthOptions so = sim_test::far_synth(seed, kOps);
   so.inject[static_cast<size_t>(shape)] = 1;
   // Late in the trace, far from where the first ops of the step run.
   so.inject_from_iteration[static_cast<size_t>(shape)] = 15 + seed;
@@ -67,14 +52,14 @@ TEST_P(FarPair, EveryDefiniteHazardManifestsAdversarially) {
 INSTANTIATE_TEST_SUITE_P(Shapes, FarPair,
                          ::testing::Combine(::testing::Range(0, kHazardShapeCount),
                                             ::testing::Values(1, 2, 3)),
-                         far_name);
+                         sim_test::shape_seed_name);
 
 class FarClean : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(FarClean, NeverShowsAHazardAdversarially) {
   TempDir dir;
   const std::string path = dir.path("clean.rtrace");
-  synth_to(path, far_synth(GetParam()));
+  synth_to(path, sim_test::far_synth(GetParam(), kOps));
   des::SimOptions o;
   o.adversarial = true;
   const des::SimReport r = simulate(path, o);
