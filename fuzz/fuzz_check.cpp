@@ -3,6 +3,8 @@
 // then the CLI's path on it as a file: check_file's two passes (hazards,
 // then explanations and the re-check with every fix applied), both
 // reports, and --emit-fixed with the fixed trace checked again.
+#include <sstream>
+
 #include "fuzz_support.h"
 #include "racetrack/race/report.h"
 
@@ -20,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     const race::CheckResult unchecked = race::check_trace(*chunk, options);
     (void)race::format_text(unchecked, report);
-    (void)race::format_json(unchecked, report);
+    std::ostringstream json;
+    race::write_json(json, unchecked, report);
   }
 
   const fuzz::ScratchFile trace(".rtrace");
@@ -29,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!result) return 0;
   report.trace_path = trace.path();
   (void)race::format_text(*result, report);
-  (void)race::format_json(*result, report);
+  std::ostringstream json;
+  race::write_json(json, *result, report);
   const fuzz::ScratchFile fixed(".rtrace");
   if (race::write_fixed_trace(trace.path(), fixed.path(), race::fix_edits(*result)))
     (void)race::check_file(fixed.path(), options);

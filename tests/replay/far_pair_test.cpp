@@ -5,6 +5,7 @@
 // every definite hazard manifests, its hold-back was sized from the pair's
 // traced gap, and clean traces never show one. Manifestation is checked,
 // not speed.
+#include "hold_back.h"
 #include "replay_test_support.h"
 
 namespace racetrack::replay_test {
@@ -46,8 +47,7 @@ TEST_P(FarPair, EveryDefiniteHazardManifestsUnderTracedTiming) {
     EXPECT_GE(h.manifested_runs, 1u) << pair;
     ASSERT_TRUE(h.hold_back) << pair;
     EXPECT_EQ(h.hold_back->sized_from, replay::HoldBack::kTracedGap) << pair;
-    EXPECT_GE(h.hold_back->shortest_ns, std::max(2 * h.hold_back->gap_ns, h.hold_back->gap_ns + 20'000'000))
-        << pair;
+    EXPECT_GE(h.hold_back->shortest_ns, 3 * h.hold_back->gap_ns + replay::kHoldMarginNs) << pair;
     EXPECT_EQ(h.hold_back->held_runs, 2u) << pair;
   }
   EXPECT_GE(definite, truth.injected.size());

@@ -38,7 +38,8 @@ HoldPlan HoldPlan::build(const des::Program& p, const std::vector<race::Hazard>&
     if (added) plan.held_.push_back({a, 0, false, 0, {}});
     HeldOp& h = plan.held_[it->second];
     const int64_t gap = k < gaps.size() ? gaps[k].ns : 0;
-    const int64_t needed = o.fixed_ns > 0 ? o.fixed_ns / 2 : des::add_ns(gap, std::max(gap, kHoldMarginNs));
+    const int64_t needed =
+        o.fixed_ns > 0 ? o.fixed_ns / 2 : des::add_ns(gap, des::add_ns(des::add_ns(gap, gap), kHoldMarginNs));
     h.needed_ns = std::max(h.needed_ns, needed);
     h.ends.push_back({b, p.ops[b].device ? des::Dep::kDeviceEnd : des::Dep::kHostEnd});
     plan.held_of_.push_back(it->second);

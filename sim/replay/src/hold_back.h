@@ -13,10 +13,10 @@
 
 namespace racetrack::replay {
 
-// Beyond the gap, a hold-back waits at least this much longer, or the gap
-// again if that is more: the replay can run slower than the trace (a loaded
-// machine, the threads' own overhead), and a worker thread can take
-// milliseconds to start.
+// A hold-back waits at least three times the gap and this much more: the
+// replay can run slower than the trace (on a loaded machine, with the
+// threads' own overhead), and a worker thread can take milliseconds to
+// start.
 inline constexpr int64_t kHoldMarginNs = 20'000'000;
 
 struct HoldOptions {
