@@ -20,7 +20,7 @@ struct ReplayArgs {
 // Flags that only act together with another, said so rather than ignored.
 void warn_flag_pairs(const ReplayArgs& a, const CLI::App& cmd) {
   if (a.options.stress) return;
-  for (const char* flag : {"--seed", "--stress-ns"})
+  for (const char* flag : {"--seed", "--stress-ns", "--stress-budget-ns"})
     if (cmd.count(flag))
       std::cerr << "replay: warning: " << flag
                 << " shapes the --stress delays; it does nothing without --stress\n";
@@ -63,13 +63,18 @@ void add_replay(CLI::App& app, int& exit_code) {
   cmd->add_option("--backend", o.backend, "host (CPU threads) or cuda (needs a GPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"host", "cuda"}));
-  cmd->add_flag("--stress", o.stress,
-                "hold the first op of each hazard back (seeded) so the race window opens");
+  cmd->add_flag(
+      "--stress", o.stress,
+      "hold the first op of each hazard back (seeded, sized from the pair's gap) so the second overtakes");
   add_number(cmd, "--repeat", o.repeat, "runs")->capture_default_str()->check(CLI::Range(1u, 100000u));
   add_number(cmd, "--seed", o.seed, "seed of the --stress delays")->capture_default_str();
-  add_number(cmd, "--stress-ns", o.stress_ns, "longest --stress delay (ns)")
-      ->capture_default_str()
+  add_number(cmd, "--stress-ns", o.stress_ns,
+             "fixed --stress delay (ns): each hold in [NS/2, NS] instead of sized from its pair's gap")
       ->check(CLI::Range(int64_t{1000}, int64_t{10'000'000'000}));
+  add_number(cmd, "--stress-budget-ns", o.stress_budget_ns,
+             "the --stress delays of one run add up to at most this; more take turns across --repeat runs")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1'000'000}, int64_t{3'600'000'000'000}));
   cmd->add_option("--timing", a->timing, "traced: ops take their traced time; fast: as fast as possible")
       ->capture_default_str()
       ->check(CLI::IsMember({"traced", "fast"}));

@@ -76,6 +76,43 @@ TEST(ReplayCli, JsonReport) {
   EXPECT_EQ(s.at("observed_writer_seq"), nullptr);  // the contents before the trace
   EXPECT_EQ(s.at("address"), "0x200000000");
   EXPECT_EQ(s.at("bytes"), 1048576);
+  // --stress-ns fixes the window; the report says so.
+  EXPECT_EQ(j.at("stress").at("budget_ns"), 10'000'000'000);
+  EXPECT_EQ(j.at("stress").at("groups"), 1);
+  const auto& hold = h.at("hold_back");
+  EXPECT_EQ(hold.at("sized_from"), "stress-ns");
+  EXPECT_EQ(hold.at("gap_ns"), nullptr);
+  EXPECT_EQ(hold.at("shortest_ns"), 100'000'000);
+  EXPECT_EQ(hold.at("longest_ns"), 200'000'000);
+  EXPECT_EQ(hold.at("capped"), false);
+  EXPECT_EQ(hold.at("held_runs"), 1);
+}
+
+// Without --stress-ns each hold is sized from the pair's gap, and the text
+// and JSON reports say from which.
+TEST(ReplayCli, HoldBacksAreSizedFromThePairsGap) {
+  TempDir dir;
+  const CliRun text = run_cli(dir, "replay --stress " + shell_quote(kRace));
+  EXPECT_EQ(text.code, 1) << text.err;
+  EXPECT_NE(text.out.find("MANIFESTED in 1 of 1 run(s)"), std::string::npos) << text.out;
+  // The sample has no device times: the pair's gap is the model's.
+  EXPECT_NE(text.out.find("in 1 of 1 run(s), sized from the pair's modelled gap ("), std::string::npos)
+      << text.out;
+
+  const CliRun json =
+      run_cli(dir, "replay --stress --format json --timing fast --repeat 2 " + shell_quote(kRace));
+  ASSERT_EQ(json.code, 1) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  const auto& hold = j.at("hazards").at(0).at("hold_back");
+  EXPECT_EQ(hold.at("sized_from"), "modelled-gap") << "--timing fast: the model's gap";
+  const int64_t gap = hold.at("gap_ns").get<int64_t>();
+  EXPECT_GE(hold.at("shortest_ns").get<int64_t>(), gap + 20'000'000);
+  EXPECT_EQ(hold.at("longest_ns").get<int64_t>(), hold.at("shortest_ns").get<int64_t>() * 3 / 2);
+  EXPECT_EQ(hold.at("held_runs"), 2);
+
+  const CliRun plain = run_cli(dir, "replay --format json --timing fast " + shell_quote(kRace));
+  EXPECT_EQ(nlohmann::json::parse(plain.out).at("hazards").at(0).at("hold_back"), nullptr);
+  EXPECT_EQ(nlohmann::json::parse(plain.out).at("stress"), nullptr);
 }
 
 TEST(ReplayCli, OutputWritesAReplayedTrace) {
@@ -110,7 +147,7 @@ TEST(ReplayCli, CudaBackendWithoutAGpuExplainsAndExitsTwo) {
 TEST(ReplayCli, BadFlagsExitTwo) {
   TempDir dir;
   for (const char* flags : {"--granule 0", "--granule 3", "--timing slow", "--backend opencl", "--repeat 0",
-                            "--format xml", "--stress-ns 5", "--memory-limit lots"}) {
+                            "--format xml", "--stress-ns 5", "--stress-budget-ns 5", "--memory-limit lots"}) {
     const CliRun r = run_cli(dir, "replay " + std::string(flags) + " " + shell_quote(kRace));
     EXPECT_EQ(r.code, 2) << flags << "\n" << r.out << r.err;
     EXPECT_FALSE(r.err.empty()) << flags;

@@ -11,6 +11,7 @@
 
 #include "cuda_launch_list.h"
 #include "cuda_results.h"
+#include "hold_back.h"
 #include "launch_emulator.h"
 #include "racetrack/race/checker.h"
 #include "replay_test_support.h"
@@ -349,6 +350,53 @@ TEST(CudaLowering, LosingWaitsOrIssueOrderCorrupts) {
   for (replay::OpLaunch& o : join->launches.ops) o.issue_after_count = 0;
   EXPECT_GT(emulate(*join, {}, 100).corrupted_runs, 0u);
 }
+
+// --stress on the GPU: the CUDA backend gets the delays of the same hold
+// plan as the host backend, each at least its pair's traced gap plus the
+// margin. On synth traces whose pairs sit tens of milliseconds apart, one
+// shape at a time: the plan holds the first op of every hazard, and with
+// those ops held the launch list lets every definite hazard manifest (the
+// emulator starts a held op only when nothing else can move, as a hold
+// longer than the gap does).
+class LoweredFarPair : public ::testing::TestWithParam<int> {};
+
+TEST_P(LoweredFarPair, ThePlansHoldsLetEveryDefiniteHazardManifest) {
+  testing::TempDir dir;
+  const std::string path = dir.path("injected.rtrace");
+  SynthOptions so = sim_test::far_synth(1, kSanitized ? 8000 : 20000);
+  so.inject[static_cast<size_t>(GetParam())] = 1;
+  if (sim_test::synth_to(path, so).injected.empty()) GTEST_SKIP() << "nowhere to place this shape";
+  const auto l = lower(path, 4096, 256ull << 20);
+  const std::vector<race::Hazard> hazards = hazards_of(path);
+  ASSERT_FALSE(hazards.empty());
+  auto gaps = replay::pair_gaps(path, l->program, hazards, true, 1.0);
+  ASSERT_TRUE(gaps) << gaps.error().describe();
+  const replay::HoldPlan holds = replay::HoldPlan::build(l->program, hazards, *gaps, {});
+  std::vector<uint32_t> manifested(hazards.size(), 0);
+  for (uint32_t run = 0; run < 2; ++run) {
+    const auto delays = holds.delays(run);
+    std::set<uint32_t> held;
+    for (const auto& [op, ns] : delays) held.insert(op);
+    for (size_t k = 0; k < hazards.size(); ++k) {
+      const uint32_t first = index_of(*l, hazards[k].first.seq);
+      ASSERT_TRUE(held.count(first)) << "hazard #" << hazards[k].first.seq << " not held";
+      EXPECT_GE(delays.at(first), (*gaps)[k].ns + replay::kHoldMarginNs);
+    }
+    const Emulated e = emulate(*l, hazards, 3, held);
+    EXPECT_FALSE(e.deadlock);
+    for (size_t k = 0; k < hazards.size(); ++k) manifested[k] += e.manifested[k];
+  }
+  for (size_t k = 0; k < hazards.size(); ++k) {
+    if (hazards[k].confidence != race::Confidence::kDefinite) continue;
+    EXPECT_GT(manifested[k], 0u) << "hazard #" << hazards[k].first.seq << " -> #" << hazards[k].second.seq;
+  }
+}
+
+std::string shape_param_name(const ::testing::TestParamInfo<int>& param) {
+  return std::string(shape_name(static_cast<HazardShape>(param.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LoweredFarPair, ::testing::Range(0, kHazardShapeCount), shape_param_name);
 
 }  // namespace
 }  // namespace racetrack::replay_test

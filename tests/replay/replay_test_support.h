@@ -32,16 +32,14 @@ inline constexpr bool kSanitized = false;
 inline constexpr bool kSanitized = false;
 #endif
 
-// Replay as fast as possible, under --stress with a long window: on a loaded
-// two-core machine a worker thread can take milliseconds to start, so the
-// held-back op waits 25-50 ms (the default is 10-20 ms).
+// Replay as fast as possible, under --stress with its holds sized from the
+// pairs' modelled gaps (at least 20 ms more than the gap).
 inline replay::ReplayOptions stress_options(uint32_t repeat, uint64_t seed = 1) {
   replay::ReplayOptions o;
   o.stress = true;
   o.repeat = repeat;
   o.seed = seed;
   o.traced_timing = false;
-  o.stress_ns = 50'000'000;
   return o;
 }
 

@@ -80,6 +80,26 @@ inline SynthOptions small_synth(bool known_modes, racetrack::Schedule schedule =
   return o;
 }
 
+// A trace of about `ops` ops with the default model's size and durations
+// (8 layers, 4 microbatches, 8 MiB activations), so the pair of an injected
+// hazard sits as far apart as in a real step: tens of milliseconds and
+// hundreds of ops for C1.
+inline SynthOptions far_synth(uint64_t seed, uint64_t ops) {
+  SynthOptions o = small_synth(true, racetrack::Schedule::k1F1B, seed);
+  o.target_ops = ops;
+  o.layers = 8;
+  o.microbatches = 4;
+  return o;
+}
+
+// (shape, seed) for the suites that inject one shape at a time.
+using ShapeSeed = std::tuple<int, uint64_t>;
+
+inline std::string shape_seed_name(const ::testing::TestParamInfo<ShapeSeed>& info) {
+  return std::string(shape_name(static_cast<HazardShape>(std::get<0>(info.param)))) + "_seed" +
+         std::to_string(std::get<1>(info.param));
+}
+
 inline SynthResult synth_to(const std::string& path, const SynthOptions& options) {
   auto writer = TraceWriter::create(path, options.writer);
   EXPECT_TRUE(writer) << writer.error().describe();

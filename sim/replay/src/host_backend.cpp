@@ -98,13 +98,9 @@ class HostReplay {
   }
 
   void wait_for(const des::Dep& d) {
-    const uint8_t need = d.part == des::Dep::kIssue         ? kIssued
-                         : d.part == des::Dep::kHostEnd     ? kHostDone
-                         : d.part == des::Dep::kDeviceStart ? kDeviceStarted
-                                                            : kDeviceDone;
-    if (flags_[d.op].load(std::memory_order_acquire) & need) return;
+    if (done(d)) return;
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return abort_.load() || (flags_[d.op].load(std::memory_order_acquire) & need); });
+    done_.wait(lock, [&] { return abort_.load() || done(d); });
   }
 
   // False when the run is aborted.
@@ -113,9 +109,26 @@ class HostReplay {
     return !abort_.load(std::memory_order_relaxed);
   }
 
+  bool done(const des::Dep& d) const {
+    const uint8_t need = d.part == des::Dep::kIssue         ? kIssued
+                         : d.part == des::Dep::kHostEnd     ? kHostDone
+                         : d.part == des::Dep::kDeviceStart ? kDeviceStarted
+                                                            : kDeviceDone;
+    return flags_[d.op].load(std::memory_order_acquire) & need;
+  }
+
+  // Waits out op's delay, or less once everything its release names is done.
   void hold(uint32_t op) {
     auto it = o_.delays.find(op);
-    if (it != o_.delays.end()) std::this_thread::sleep_for(std::chrono::nanoseconds(it->second));
+    if (it == o_.delays.end()) return;
+    const auto until = Clock::now() + std::chrono::nanoseconds(it->second);
+    auto release = o_.releases.find(op);
+    if (release == o_.releases.end() || release->second.empty()) return std::this_thread::sleep_until(until);
+    std::unique_lock lock(mutex_);
+    done_.wait_until(lock, until, [&] {
+      return abort_.load() || std::all_of(release->second.begin(), release->second.end(),
+                                          [&](const des::Dep& d) { return done(d); });
+    });
   }
 
   // Compares the granules op's reads check with the sequential run's

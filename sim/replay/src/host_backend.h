@@ -17,6 +17,9 @@ namespace racetrack::replay {
 struct HostRunOptions {
   bool traced_timing = true;
   std::unordered_map<uint32_t, int64_t> delays;  // op index -> ns held back
+  // A held op is let go early once all of these are done (--stress: the
+  // ends of its pairs' second ops, which then have overtaken it).
+  std::unordered_map<uint32_t, std::vector<des::Dep>> releases;
 };
 
 // One CPU thread per stream with ops and per host thread with calls: more

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 
+#include "hold_back.h"
 #include "host_backend.h"
 #ifdef RACETRACK_HAVE_CUDA_BACKEND
 #include "cuda_backend.h"
@@ -12,15 +13,6 @@
 
 namespace racetrack::replay {
 namespace {
-
-constexpr int64_t kMaxStressNs = 10'000'000'000;
-
-uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // With traced timing, scales every duration by one factor so that their sum
 // (a run's length if nothing overlapped) fits the budget; returns the factor.
@@ -36,6 +28,21 @@ double fit_time_budget(des::Program& p, const ReplayOptions& options) {
     op.device_ns = static_cast<int64_t>(static_cast<double>(op.device_ns) * scale);
   }
   return scale;
+}
+
+// How --stress holds hazard k, for the report.
+HoldBack hold_back_of(const HoldPlan& holds, size_t k, const PairGap& gap, const ReplayOptions& options) {
+  const HeldOp& held = holds.held_of(k);
+  HoldBack b;
+  b.sized_from = options.stress_ns > 0                ? HoldBack::kFixed
+                 : gap.source == GapSource::kModelled ? HoldBack::kModelledGap
+                                                      : HoldBack::kTracedGap;
+  b.gap_ns = options.stress_ns > 0 ? 0 : gap.ns;
+  b.shortest_ns = holds.window(held.group).shortest_ns;
+  b.longest_ns = holds.window(held.group).longest_ns;
+  b.capped = held.capped;
+  b.held_runs = holds.runs_holding(held.group, std::max(1u, options.repeat));
+  return b;
 }
 
 }  // namespace
@@ -70,7 +77,23 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   report.traced_bytes = plan.traced_bytes();
   report.scale = plan.scale();
   report.time_scale = time_scale;
-  for (const race::Hazard& h : check->shown) report.hazards.push_back({h, 0, {}});
+  for (const race::Hazard& h : check->shown) report.hazards.push_back({h, 0, {}, {}});
+
+  // --stress: each hazard's first op held back for its pair's gap and more.
+  HoldPlan holds;
+  if (options.stress) {
+    // --stress-ns fixes the holds: no gap is needed.
+    Result<std::vector<PairGap>> gaps =
+        options.stress_ns > 0 ? Result<std::vector<PairGap>>(std::vector<PairGap>(check->shown.size()))
+                              : pair_gaps(path, p, check->shown, options.traced_timing, time_scale);
+    if (!gaps) return gaps.error();
+    holds =
+        HoldPlan::build(p, check->shown, *gaps, {options.stress_ns, options.stress_budget_ns, options.seed});
+    report.stress_budget_ns = options.stress_budget_ns;
+    report.stress_groups = holds.groups();
+    for (size_t k = 0; k < check->shown.size(); ++k)
+      report.hazards[k].hold_back = hold_back_of(holds, k, (*gaps)[k], options);
+  }
 
   // The backend: one run of the plan with the given delays.
   std::function<Result<HostRun>(const HostRunOptions&)> run_backend =
@@ -97,20 +120,12 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     if (options.progress) options.progress("replaying", run, std::max(1u, options.repeat));
     HostRunOptions o;
     o.traced_timing = options.traced_timing;
-    // --stress: the first op of each hazard waits a seeded while in
-    // [stress_ns / 2, stress_ns], so the second one's access can overtake
-    // it. Hazards can exclude each other (holding the first op of one delays
-    // the reader of another, or an op queued behind it on its stream), so
-    // runs come in pairs: the second of a pair mirrors the first's delays
-    // (d -> 3/2 stress_ns - d), which flips the order of every two held ops
-    // and gives each of two such hazards its turn.
-    if (options.stress)
-      for (const race::Hazard& h : check->shown) {
-        const int64_t half = std::clamp<int64_t>(options.stress_ns, 2, kMaxStressNs) / 2;
-        const uint64_t r = mix(options.seed * 1000003 + (run / 2) * 7919 + h.first.seq);
-        const int64_t delay = half + static_cast<int64_t>(r % static_cast<uint64_t>(half + 1));
-        o.delays[static_cast<uint32_t>(p.index_of(h.first.seq))] = run % 2 ? 3 * half - delay : delay;
-      }
+    // --stress: the held ops of this run's group (docs/replay.md). The host
+    // backend lets a held op go once its pairs' second ops have ended.
+    if (options.stress) {
+      o.delays = holds.delays(run);
+      o.releases = holds.releases(run);
+    }
     const auto started = std::chrono::steady_clock::now();
     auto ran = run_backend(o);
     if (!ran) return ran.error();

@@ -5,6 +5,7 @@
 // variables); the CUDA backend needs a GPU and a build with CUDA.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,16 +26,34 @@ struct ReplayOptions {
   int64_t traced_budget_ns = 60'000'000'000;
   uint64_t granule = 4096;               // bytes per version stamp
   uint64_t memory_limit = 256ull << 20;  // arena bytes; larger footprints are scaled down
-  int64_t stress_ns = 20000000;          // longest targeted delay (ns), at most 10 s
+  // --stress holds the first op of each hazard back for at least the
+  // pair's gap (the trace's time from its start to the second op's end)
+  // plus a margin, half as long again at most (docs/replay.md).
+  // `stress_ns` > 0 fixes every hold in [stress_ns / 2, stress_ns] instead
+  // (--stress-ns, what --stress did before its holds were sized).
+  int64_t stress_ns = 0;
+  // The hold-backs of one run add up to at most this; more are spread over
+  // groups that take turns across --repeat runs.
+  int64_t stress_budget_ns = 10'000'000'000;
   race::CheckOptions check;
   std::string output;  // the replayed timeline (measured times)
   Progress progress;   // loading, checking, each run
+};
+
+// How --stress held a hazard's first op back.
+struct HoldBack {
+  enum Sizing : uint8_t { kTracedGap, kModelledGap, kFixed } sized_from = kTracedGap;
+  int64_t gap_ns = 0;                       // the pair's gap (kFixed: 0, not used)
+  int64_t shortest_ns = 0, longest_ns = 0;  // the window its delays came from
+  bool capped = false;                      // the budget cut it below gap + margin
+  uint32_t held_runs = 0;                   // runs that held it
 };
 
 struct ReplayHazard {
   race::Hazard hazard;
   uint32_t manifested_runs = 0;
   std::vector<des::StaleBytes> stale;  // from the first run that showed it
+  std::optional<HoldBack> hold_back;   // under --stress
 };
 
 struct ReplayReport {
@@ -49,6 +68,10 @@ struct ReplayReport {
   uint64_t traced_bytes = 0;
   double scale = 1;
   double time_scale = 1;  // traced durations were multiplied by this (traced_budget_ns)
+  // --stress: the hold-backs' budget per run and the groups that share it
+  // (0 groups: no --stress, or nothing to hold).
+  int64_t stress_budget_ns = 0;
+  uint32_t stress_groups = 0;
   std::shared_ptr<const TraceTables> tables;
   hb::Assumptions assumptions;  // the readings the runs modelled (check.assumptions)
 };
