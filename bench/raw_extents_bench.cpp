@@ -71,7 +71,8 @@ Score score(const std::string& path, const rt::SynthResult& truth) {
 
 int main(int argc, char** argv) {
   const uint64_t ops = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
-  std::printf("raw synth with every shape injected, %llu ops, one core, best of 3\n\n",
+  std::printf("raw synth with every shape injected, %llu ops, best of 3; decode on one thread, check with its "
+              "reader thread\n\n",
               static_cast<unsigned long long>(ops));
   std::printf("%4s %9s %7s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "seed", "hazards", "shown", "pass 1",
               "2 passes", "whole seg", "whole seg", "copy writers", "C2 rank", "groups");

@@ -275,24 +275,30 @@ Result<const v1::Chunk*> ChunkReader::read() {
   auto raw = read_frame(at_end);
   if (!raw) return raw.error();
   if (at_end) return static_cast<const v1::Chunk*>(nullptr);
-  if (!arena_) {
+  ChunkArena& slot = arenas_[next_arena_];
+  next_arena_ = (next_arena_ + 1) % arenas_.size();
+  if (!slot.arena) {
     // Decoded chunks take a few times their file size; a writer's chunk of
     // 32k ops fits in 32 MiB. Small traces get a small block.
     const size_t block = std::clamp<uint64_t>(file_size_ * 8, 1u << 20, 32u << 20);
-    arena_block_ = std::make_unique_for_overwrite<char[]>(block);
+    slot.block = std::make_unique_for_overwrite<char[]>(block);
     google::protobuf::ArenaOptions options;
-    options.initial_block = arena_block_.get();
+    options.initial_block = slot.block.get();
     options.initial_block_size = block;
-    arena_ = std::make_unique<google::protobuf::Arena>(options);
+    slot.arena = std::make_unique<google::protobuf::Arena>(options);
   } else {
-    arena_->Reset();
+    slot.arena->Reset();
   }
-  auto* chunk = google::protobuf::Arena::CreateMessage<v1::Chunk>(arena_.get());
+  auto* chunk = google::protobuf::Arena::CreateMessage<v1::Chunk>(slot.arena.get());
   if (!chunk->ParseFromArray(raw->data(), static_cast<int>(raw->size()))) {
     offset_ = at;
     return make_error("corrupt chunk: protobuf cannot decode it", at);
   }
   return static_cast<const v1::Chunk*>(chunk);
+}
+
+void ChunkReader::keep_chunks(size_t n) {
+  if (n > arenas_.size()) arenas_.resize(n);
 }
 
 Status ChunkReader::seek(uint64_t offset) {

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "racetrack/race/settle.h"
+#include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
 
@@ -438,17 +439,17 @@ CheckResult check_trace(const v1::Chunk& trace, const CheckOptions& options) {
 }
 
 Result<CheckResult> check_file(const std::string& path, const CheckOptions& options) {
-  auto source = TraceSource::open(path);
-  if (!source) return source.error();
+  auto opened = TraceSource::open(path);
+  if (!opened) return opened.error();
+  PrefetchingSource source(std::move(*opened));  // decodes the next chunk while this one is checked
   Checker checker(options);
   for (;;) {
-    const uint64_t at = source->position();
-    auto chunk = source->read();
+    auto chunk = source.read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     checker.add_chunk(**chunk);
-    if (auto why = checker.bad_input()) return Error{*why, at, path};
-    if (options.progress) options.progress("checking", source->position(), source->size());
+    if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
+    if (options.progress) options.progress("checking", source.position(), source.size());
   }
   CheckResult result = checker.finish();
   result.fixes_verified = result.shown.empty();
@@ -465,10 +466,11 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   recheck_options.keep_all = false;
   recheck_options.explain_and_fix = false;
   Checker recheck(recheck_options);
-  auto again = TraceSource::open_unchecked(path);  // pass 1 validated it
-  if (!again) return again.error();
+  auto reopened = TraceSource::open_unchecked(path);  // pass 1 validated it
+  if (!reopened) return reopened.error();
+  PrefetchingSource again(std::move(*reopened));
   for (;;) {
-    auto chunk = again->read();
+    auto chunk = again.read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     recheck.add_entities(**chunk);
@@ -480,7 +482,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
       if (const auto* ops = fix_ops.after(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
     }
-    if (options.progress) options.progress("verifying fixes", again->position(), again->size());
+    if (options.progress) options.progress("verifying fixes", again.position(), again.size());
   }
   if (auto why = recheck.bad_input()) return Error{*why, {}, path};
   const CheckResult after = recheck.finish();

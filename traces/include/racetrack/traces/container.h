@@ -105,9 +105,12 @@ class ChunkReader {
   // an error names the offset of the bad frame.
   Result<bool> next(v1::Chunk& out);
   // The fast path for whole-trace passes: the next chunk, parsed into an
-  // arena the reader owns and valid until the next call; nullptr at a clean
-  // end of file.
+  // arena the reader owns and valid until the next call (or, after
+  // keep_chunks(n), the next n calls); nullptr at a clean end of file.
   Result<const v1::Chunk*> read();
+  // Keeps the last `n` chunks read() returned valid (n arenas in turn), so a
+  // reader thread can decode ahead of the chunk its consumer still uses.
+  void keep_chunks(size_t n);
 
   uint16_t version() const { return version_; }
   // Offset of the next frame to read (after a failure: of the bad frame).
@@ -138,9 +141,14 @@ class ChunkReader {
   std::vector<char> stored_;
   std::vector<char> raw_;
   std::unique_ptr<ZSTD_DCtx, ZstdFree> zstd_;
-  // Chunks decode into an arena over one reusable block: no malloc per op.
-  std::unique_ptr<char[]> arena_block_;
-  std::unique_ptr<google::protobuf::Arena> arena_;
+  // Chunks decode into arenas over reusable blocks, taken in turn: no malloc
+  // per op.
+  struct ChunkArena {
+    std::unique_ptr<char[]> block;
+    std::unique_ptr<google::protobuf::Arena> arena;
+  };
+  std::vector<ChunkArena> arenas_ = std::vector<ChunkArena>(1);
+  size_t next_arena_ = 0;
 };
 
 // True when the first bytes of `path` are the binary container's magic.

@@ -48,6 +48,10 @@ class TraceSource {
   // The fast path: the next chunk, valid until the next call; nullptr at a
   // clean end.
   Result<const v1::Chunk*> read();
+  // Keeps the last `n` chunks read() returned valid (see ChunkReader).
+  void keep_chunks(size_t n) {
+    if (binary_) binary_->keep_chunks(n);
+  }
   Encoding encoding() const { return encoding_; }
   const std::string& path() const { return path_; }
   // Bytes consumed so far and total, for progress reporting.

@@ -1,0 +1,53 @@
+#pragma once
+// Reads a trace's chunks on a thread of their own, one chunk ahead of the
+// caller: decoding and validating chunk n+1 overlaps the caller's work on
+// chunk n (docs/check.md, "Speed").
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "racetrack/traces/trace_io.h"
+
+namespace racetrack {
+
+class PrefetchingSource {
+ public:
+  explicit PrefetchingSource(TraceSource source);
+  PrefetchingSource(const PrefetchingSource&) = delete;
+  PrefetchingSource& operator=(const PrefetchingSource&) = delete;
+  ~PrefetchingSource();
+
+  // As TraceSource::read: the next chunk, valid until the next call; nullptr
+  // at a clean end; the source's error, once, where reading stopped.
+  Result<const v1::Chunk*> read();
+  // The file offset the chunk read() last returned started at, and the
+  // offset just past it (for errors and progress).
+  uint64_t chunk_offset() const { return chunk_offset_; }
+  uint64_t position() const { return position_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  struct Item {
+    Result<const v1::Chunk*> chunk;
+    uint64_t at = 0, end = 0;
+  };
+  void run();
+
+  // Chunks the reader may hold decoded beyond the one the caller uses.
+  static constexpr uint64_t kAhead = 1;
+  TraceSource source_;
+  const uint64_t size_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> ready_;
+  uint64_t taken_ = 0;     // read() calls so far (the caller's chunk is taken_ - 1)
+  uint64_t produced_ = 0;  // chunks the thread has read
+  bool stop_ = false;
+  uint64_t chunk_offset_ = 0, position_ = 0;
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+}  // namespace racetrack
