@@ -30,7 +30,7 @@ struct ModesArgs {
 // One module's results and where they came from.
 struct ModuleReport {
   std::string label;  // "FILE" or "FILE module 2 (name)"
-  std::string kind;   // cubin, fatbin, shared-library, trace-functions
+  std::string kind;   // cubin, fatbin, shared-library, trace-functions, image-left-out
   std::string sha256;
   bool cached = false;
   ModuleModes modes;
@@ -99,6 +99,28 @@ class Runner {
       if (auto stored = cache_.store(r.sha256, arch_, r.modes); !stored)
         std::cerr << "racetrack modes: not cached: " << stored.error().describe() << "\n";
     }
+    return r;
+  }
+
+  // A module whose image the capture left out: only its hash is known, so its
+  // modes come from the cache (an earlier `racetrack modes` of the same image)
+  // or not at all, and the report says which.
+  ModuleReport left_out(const v1::Module& m, std::string label) {
+    ModuleReport r;
+    r.label = std::move(label);
+    r.sha256 = m.sha256();
+    if (!args_.no_cache && !r.sha256.empty())
+      if (auto hit = cache_.load(r.sha256, arch_)) {
+        r.modes = std::move(*hit);
+        r.kind = r.modes.kind;
+        r.cached = true;
+        return r;
+      }
+    r.kind = "image-left-out";
+    r.modes.notes.push_back(
+        "the capture left this module's image out (--no-code, or over --max-module-bytes): its kernels' modes are "
+        "unknown; capture again without --no-code or with a larger --max-module-bytes, or run racetrack modes on "
+        "the cubin, fatbin or library it came from");
     return r;
   }
 
@@ -208,7 +230,7 @@ int run(const ModesArgs& args) {
       if (m.name() && m.name() <= static_cast<uint32_t>(trace->strings_size()))
         label += " (" + trace->strings(m.name() - 1) + ")";
       if (m.image().empty()) {
-        reports.push_back(from_functions(m, *trace, label));
+        reports.push_back(m.functions_size() ? from_functions(m, *trace, label) : runner.left_out(m, label));
         continue;
       }
       auto r = runner.image(as_bytes(m.image()), label);

@@ -6,6 +6,10 @@
 
 #include <string>
 
+#include "racetrack/code/access_modes.h"
+#include "racetrack/traces/builder.h"
+#include "racetrack/traces/sha256.h"
+#include "racetrack/traces/trace_io.h"
 #include "run_cli.h"
 #include "test_support.h"
 
@@ -52,6 +56,38 @@ TEST_F(CodeModesCli, SimAndReplayListTheModeSourceOfKernelSides) {
   EXPECT_NE(blind.code, 2) << blind.err;
   EXPECT_THAT(blind.out, HasSubstr("[mode: unknown]"));
   EXPECT_THAT(blind.out, Not(HasSubstr("[mode: machine-code]")));
+}
+
+// A kernel whose machine code also reaches memory through a loaded pointer:
+// sim and replay, like check, say where the modes came from and that those
+// accesses are not checked, in text and JSON.
+TEST_F(CodeModesCli, SimAndReplayNameKernelsWithIndirectAccess) {
+  TraceBuilder b;
+  const StreamId compute = b.stream("compute", v1::ROLE_COMPUTE);
+  const StreamId copy = b.stream("d2h", v1::ROLE_D2H);
+  const Buffer segment = b.device_buffer("segment", 1 << 20);
+  const Buffer a = b.alloc_at("a", 4096, v1::ORIGIN_FRAMEWORK_BLOCK, compute, segment.base);
+  const Buffer host = b.pinned_buffer("host", 4096);
+  v1::FunctionCode f;
+  f.set_name(b.intern("gather_kernel"));
+  f.add_words(v1::WORD_WRITE);
+  f.set_indirect_access(true);
+  f.set_analyzer_version(code::kAnalyzerVersion);
+  const uint32_t module = b.module("test-module", "", Sha256::hex("m", 1), {f});
+  b.memcpy(copy, host, a);
+  b.kernel(compute, "gather_kernel", {}, {}, {.raw_words_only = true, .scalars = {a.base}});
+  b.last_op().mutable_kernel()->set_module(module);
+  const std::string path = dir_.path("indirect.rtrace");
+  ASSERT_TRUE(save_trace(b.take(), path));
+  for (const char* command : {"sim --adversarial", "replay --stress --timing fast"}) {
+    const CliRun text = racetrack(std::string(command) + " " + shell_quote(path));
+    EXPECT_NE(text.code, 2) << command << ": " << text.err;
+    EXPECT_THAT(text.out, HasSubstr("kernel modes: 1 launch(es); 0 recorded, 1 from machine code")) << command;
+    EXPECT_THAT(text.out, HasSubstr("also reach memory through pointers no argument word gives")) << command;
+    EXPECT_THAT(text.out, HasSubstr("  gather_kernel\n")) << command;
+    const CliRun json = racetrack(std::string(command) + " --format json " + shell_quote(path));
+    EXPECT_THAT(json.out, HasSubstr("\"indirect_kernels\": [\n      \"gather_kernel\"")) << command << json.out;
+  }
 }
 
 TEST_F(CodeModesCli, EveryCommandDocumentsTheFlags) {

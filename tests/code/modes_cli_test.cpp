@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "racetrack/traces/builder.h"
+#include "racetrack/traces/sha256.h"
 #include "racetrack/traces/trace_io.h"
 #include "run_cli.h"
 
@@ -130,6 +131,33 @@ TEST_F(ModesCli, TraceModulesWithImagesAndWithFunctionsOnly) {
   EXPECT_NE(run.out.find("module 2: trace-functions"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("^k_synthetic$ reads=2 writes=1\n"), std::string::npos) << run.out;
   (void)analysed;
+}
+
+TEST_F(ModesCli, AModuleWhoseImageWasLeftOutSaysSoOrComesFromTheCache) {
+  std::ifstream in(cubins("basic_sm90.cubin"), std::ios::binary);
+  const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TraceBuilder b;
+  const auto s = b.stream("compute", v1::ROLE_COMPUTE);
+  const std::string sha = Sha256::hex(reinterpret_cast<const uint8_t*>(image.data()), image.size());
+  const uint32_t id = b.module("basic_sm90.cubin", {}, sha);
+  b.kernel(s, "k_copy", {}, {});
+  b.last_op().mutable_kernel()->set_module(id);
+  v1::Chunk trace = b.take();
+  trace.mutable_modules(0)->set_image_omitted(true);
+  const std::string path = dir_.path("t.rtrace");
+  ASSERT_TRUE(save_trace(trace, path));
+  const auto unknown = run_cli(dir_, "modes " + shell_quote(path));
+  ASSERT_EQ(unknown.code, 0) << unknown.err;
+  EXPECT_NE(unknown.out.find("module 1 (basic_sm90.cubin): image-left-out"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("# note: the capture left this module's image out"), std::string::npos) << unknown.out;
+  EXPECT_EQ(unknown.out.find("^k_copy$"), std::string::npos) << unknown.out;
+  // Once the same image has been analysed, its hash finds the modes.
+  ASSERT_EQ(run_cli(dir_, "modes " + shell_quote(cubins("basic_sm90.cubin"))).code, 0);
+  const auto cached = run_cli(dir_, "modes " + shell_quote(path));
+  ASSERT_EQ(cached.code, 0) << cached.err;
+  EXPECT_NE(cached.out.find("module 1 (basic_sm90.cubin): cubin"), std::string::npos) << cached.out;
+  EXPECT_NE(cached.out.find("[cached]"), std::string::npos) << cached.out;
+  EXPECT_NE(cached.out.find("^k_copy$ reads=2 writes=1\n"), std::string::npos) << cached.out;
 }
 
 TEST_F(ModesCli, BadInputsExitTwoWithAMessage) {

@@ -5,6 +5,7 @@
 
 #include "racetrack/des/simulate.h"
 #include "racetrack/race/hazard_json.h"
+#include "racetrack/race/report.h"
 
 namespace racetrack::des {
 namespace {
@@ -42,7 +43,7 @@ std::string format_sim_text(const SimReport& r) {
   out << "racetrack sim: " << r.trace << "\n"
       << r.ops << " ops; makespan " << ms(r.makespan_ns) << "; " << r.corruptions
       << " corrupted read(s) under the schedule as given, " << r.tainted_ops << " op(s) tainted\n"
-      << race::assumptions_line(r.assumptions);
+      << race::assumptions_line(r.assumptions) << race::mode_use_text(r.modes);
   for (const HazardVerdict& v : r.hazards) {
     const race::Hazard& h = v.hazard;
     out << "\n[" << race::hazard_number(h) << "] " << race::confidence_name(h.confidence) << " "
@@ -71,6 +72,7 @@ std::string format_sim_text(const SimReport& r) {
         << " schedule(s) corrupted data; makespan " << ms(r.makespan_ns) << " -> " << ms(w.makespan_ns)
         << " (" << pct << " of the step)\n";
   }
+  if (const std::string indirect = race::indirect_text(r.modes, t); !indirect.empty()) out << "\n" << indirect;
   return out.str();
 }
 
@@ -97,6 +99,7 @@ std::string format_sim_json(const SimReport& r) {
   j["trace"] = r.trace;
   j["ops"] = r.ops;
   j["assumptions"] = race::assumptions_json(r.assumptions);
+  j["access_modes"] = race::mode_use_json(r.modes, *r.tables);
   j["makespan_ns"] = r.makespan_ns;
   j["corrupted_reads"] = r.corruptions;
   j["tainted_ops"] = r.tainted_ops;

@@ -120,6 +120,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
   if (!check_options.progress) check_options.progress = options.progress;
   auto check = race::check_file(path, check_options);
   if (!check) return check.error();
+  report.modes = check->modes;
 
   // One verdict per hazard: under the schedule as given, or adversarially,
   // with the first op held back until everything else has run.

@@ -188,8 +188,6 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
   return out.str();
 }
 
-namespace {
-
 nlohmann::ordered_json mode_use_json(const ModeUse& use, const TraceTables& t) {
   using json = nlohmann::ordered_json;
   auto launches_of = [&](ModeSource s) { return use.launches[static_cast<int>(s)]; };
@@ -205,7 +203,6 @@ nlohmann::ordered_json mode_use_json(const ModeUse& use, const TraceTables& t) {
           {"notes", use.notes}};
 }
 
-}  // namespace
 
 uint64_t hazards_to_list(const CheckResult& r) {
   uint64_t total = 0;

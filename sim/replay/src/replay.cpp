@@ -70,6 +70,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   ReplayReport report;
   report.trace = path;
   report.assumptions = options.check.assumptions;
+  report.modes = check->modes;
   report.backend = options.backend;
   report.ops = p.ops.size();
   report.tables = p.tables;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "racetrack/race/hazard_json.h"
+#include "racetrack/race/report.h"
 #include "racetrack/replay/replay.h"
 
 namespace racetrack::replay {
@@ -55,7 +56,7 @@ std::string format_replay_text(const ReplayReport& r) {
       << r.ops << " ops, " << r.runs << " run(s); first run " << r.wall_ns / 1000 << " us (" << rate << "); "
       << r.islands << " arena island(s), " << format_bytes(r.traced_bytes) << " traced"
       << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n"
-      << race::assumptions_line(r.assumptions);
+      << race::assumptions_line(r.assumptions) << race::mode_use_text(r.modes);
   if (r.stress_groups > 1)
     out << "--stress: the hold-backs take " << r.stress_groups << " runs in turn to fit the budget of "
         << milliseconds(r.stress_budget_ns) << " per run\n";
@@ -71,6 +72,7 @@ std::string format_replay_text(const ReplayReport& r) {
     }
   }
   if (r.hazards.empty()) out << "\nno hazard to replay\n";
+  if (const std::string indirect = race::indirect_text(r.modes, t); !indirect.empty()) out << "\n" << indirect;
   return out.str();
 }
 
@@ -82,6 +84,7 @@ std::string format_replay_json(const ReplayReport& r) {
   j["backend"] = r.backend;
   j["ops"] = r.ops;
   j["assumptions"] = race::assumptions_json(r.assumptions);
+  j["access_modes"] = race::mode_use_json(r.modes, *r.tables);
   j["runs"] = r.runs;
   j["wall_ns"] = r.wall_ns;
   j["ops_per_second"] = r.ops_per_second;

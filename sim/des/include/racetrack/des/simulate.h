@@ -65,6 +65,7 @@ struct SimReport {
   WhatIf what_if;
   std::shared_ptr<const TraceTables> tables;
   hb::Assumptions assumptions;  // the readings the run modelled (check.assumptions)
+  race::ModeUse modes;          // where the kernels' modes came from, as check says
 };
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options);

@@ -2,6 +2,7 @@
 // (docs/schemas/check.schema.json).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ std::string mode_use_text(const ModeUse& use);
 // The caveat for kernels that reach memory through pointers no argument
 // word gives; "" when there are none.
 std::string indirect_text(const ModeUse& use, const TraceTables& tables);
+// JSON `access_modes` (docs/schemas/check.schema.json), shared by sim and replay.
+nlohmann::ordered_json mode_use_json(const ModeUse& use, const TraceTables& tables);
 // Written as it is built: with list_all, hazard by hazard.
 void write_json(std::ostream& out, const CheckResult& result, const ReportOptions& options);
 

@@ -74,6 +74,7 @@ struct ReplayReport {
   uint32_t stress_groups = 0;
   std::shared_ptr<const TraceTables> tables;
   hb::Assumptions assumptions;  // the readings the runs modelled (check.assumptions)
+  race::ModeUse modes;          // where the kernels' modes came from, as check says
 };
 
 // Whether this build and machine can replay on a GPU; `why` says what is
