@@ -24,7 +24,8 @@ std::string wait_text(const auto& w, const TraceTables& t) {
 }  // namespace
 
 void WrongWaits::want(const Hazard& h) {
-  if (!h.first.stream || h.first.access.node) return;  // host producers and graph nodes: nothing to wait on
+  // Host producers have no event to wait on; graph nodes keep their own explanation.
+  if (!h.first.stream || h.first.access.node) return;
   if (by_hazard_.count(h.key())) return;
   const size_t i = watches_.size();
   Watch& w = watches_.emplace_back();
