@@ -9,6 +9,7 @@
 #include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
+#include "wrong_wait.h"
 
 namespace racetrack::race {
 namespace {
@@ -411,7 +412,8 @@ class FixOps {
   Map before_, after_;
 };
 
-std::string explain(const Hazard& h, const TickMap& ticks, const TraceTables& t) {
+std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
+  if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;
   const std::string where_a = a.stream ? t.stream_label(a.stream) : "host thread " + std::to_string(a.thread);
@@ -460,8 +462,12 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   const TraceTables& tables = *result.tables;
   const FixOps fix_ops(fix_edits(result), static_cast<uint32_t>(tables.events().size()) + 1);
   TickMap ticks;
+  WrongWaits waits;
   for (const HazardGroup& g : result.groups)
-    if (g.shown) ticks.want(g.first.first, g.first.ordered_up_to_tick);
+    if (g.shown) {
+      ticks.want(g.first.first, g.first.ordered_up_to_tick);
+      waits.want(g.first);
+    }
   CheckOptions recheck_options = options;
   recheck_options.keep_all = false;
   recheck_options.explain_and_fix = false;
@@ -474,8 +480,10 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     recheck.add_entities(**chunk);
+    waits.note_regions(**chunk);
     for (const v1::Op& op : (*chunk)->ops()) {
       ticks.note(op, recheck.tables());
+      waits.note(op);
       if (const auto* ops = fix_ops.before(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
       recheck.add_op(op);
@@ -492,7 +500,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   result.fixes_verified = after.shown.empty();
   for (HazardGroup& g : result.groups) {
     if (!g.shown) continue;
-    g.explanation = explain(g.first, ticks, tables);
+    g.explanation = explain(g.first, ticks, waits, tables);
     g.fix.verified = g.fix.available && !remaining.count(g.first.key());
   }
   return result;
