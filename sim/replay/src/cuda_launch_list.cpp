@@ -95,26 +95,33 @@ struct Chains {
 
 // The done events: one for every op that a device part on another stream
 // (or a lane) or a host join waits for, numbered in submission order.
-std::vector<int32_t> number_done_events(const des::Program& p, const Chains& chains, uint32_t& count) {
+// `stream_of`: each op's launch stream (-1 for host ops).
+std::vector<int32_t> number_done_events(const des::Program& p, const Chains& chains,
+                                        const std::vector<int32_t>& stream_of, uint32_t& count) {
   std::vector<int32_t> event_of(p.ops.size(), -1);
-  // Waiting for an overlapping op waits for what it may have overtaken too.
-  auto need = [&](uint32_t op) {
-    event_of[op] = 0;
-    if (chains.overlaps(op)) chains.for_overtaken(op, [&](uint32_t k) { event_of[k] = 0; });
+  // Waiting for an overlapping op waits for what it may have overtaken too,
+  // except on the waiter's own launch stream, where stream order does.
+  auto need = [&](uint32_t op, int32_t waiter) {
+    if (stream_of[op] != waiter) event_of[op] = 0;
+    if (chains.overlaps(op))
+      chains.for_overtaken(op, [&](uint32_t k) {
+        if (stream_of[k] != waiter) event_of[k] = 0;
+      });
   };
   for (uint32_t i = 0; i < p.ops.size(); ++i) {
     const des::SimOp& s = p.ops[i];
     for (uint32_t k = s.device_deps; k < s.device_deps + s.device_dep_count; ++k)
       if (p.deps[k].part == des::Dep::kDeviceEnd && p.ops[p.deps[k].op].stream != s.stream)
-        need(p.deps[k].op);
+        need(p.deps[k].op, stream_of[i]);
     for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k)
-      if (joins_device(p.deps[k].part)) need(p.deps[k].op);
+      if (joins_device(p.deps[k].part)) need(p.deps[k].op, -1);
     if (chains.overlaps(i)) {
-      // Its lane waits for the op before its chain; the stream's next op
-      // that does not overlap waits for it.
-      if (chains.previous[static_cast<size_t>(chains.root[i])] >= 0)
-        need(static_cast<uint32_t>(chains.previous[static_cast<size_t>(chains.root[i])]));
-      need(i);
+      // Its lane waits for the op before its chain.
+      const int64_t before_chain = chains.previous[static_cast<size_t>(chains.root[i])];
+      if (before_chain >= 0) need(static_cast<uint32_t>(before_chain), stream_of[i]);
+    } else if (chains.previous[i] >= 0 && chains.overlaps(static_cast<uint32_t>(chains.previous[i]))) {
+      // Stream order resumes: it waits for the chain before it.
+      need(static_cast<uint32_t>(chains.previous[i]), stream_of[i]);
     }
   }
   count = 0;
@@ -151,23 +158,30 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
   }
 
   const Chains chains(p);
-  const std::vector<int32_t> event_of = number_done_events(p, chains, l.events);
   // Lane streams, by (traced stream, depth in a PDL chain).
   std::map<std::pair<uint32_t, uint32_t>, int32_t> lanes;
-  auto lane_of = [&](uint32_t stream, uint32_t depth) {
-    auto [it, added] = lanes.try_emplace({stream, depth}, static_cast<int32_t>(l.streams.size()));
+  std::vector<int32_t> stream_of(p.ops.size(), -1);
+  for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    const des::SimOp& s = p.ops[i];
+    if (!s.device) continue;
+    stream_of[i] = slot_of.at(s.stream);
+    if (!chains.overlaps(i)) continue;
+    auto [it, added] = lanes.try_emplace({s.stream, chains.depth[i]}, static_cast<int32_t>(l.streams.size()));
     if (added) {
-      StreamSpec spec = l.streams[static_cast<size_t>(slot_of.at(stream))];
+      StreamSpec spec = l.streams[static_cast<size_t>(stream_of[i])];
       spec.legacy = false;
       spec.non_blocking = true;  // ordered only by the events below
       l.streams.push_back(spec);
     }
-    return it->second;
-  };
-  auto wait_done = [&](std::vector<uint32_t>& refs, uint32_t op) {
-    refs.push_back(static_cast<uint32_t>(event_of[op]));
+    stream_of[i] = it->second;
+  }
+  const std::vector<int32_t> event_of = number_done_events(p, chains, stream_of, l.events);
+  auto wait_done = [&](std::vector<uint32_t>& refs, uint32_t op, int32_t waiter) {
+    if (stream_of[op] != waiter) refs.push_back(static_cast<uint32_t>(event_of[op]));
     if (chains.overlaps(op))
-      chains.for_overtaken(op, [&](uint32_t k) { refs.push_back(static_cast<uint32_t>(event_of[k])); });
+      chains.for_overtaken(op, [&](uint32_t k) {
+        if (stream_of[k] != waiter) refs.push_back(static_cast<uint32_t>(event_of[k]));
+      });
   };
   l.threads = p.threads;
   std::unordered_map<uint32_t, uint32_t> last_on_stream;
@@ -176,9 +190,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
     const des::SimOp& s = p.ops[i];
     OpLaunch o;
     o.work = work_of(s);
-    o.stream = !s.device            ? -1
-               : chains.overlaps(i) ? lane_of(s.stream, chains.depth[i])
-                                    : slot_of.at(s.stream);
+    o.stream = stream_of[i];
     o.thread = s.thread;
     o.call_ns = s.call_ns;
     o.device_ns = s.device_ns;
@@ -207,7 +219,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
         if (d.part != des::Dep::kDeviceEnd) {
           after(d.op, d.part == des::Dep::kHostEnd);
         } else if (p.ops[d.op].stream != s.stream) {
-          wait_done(l.event_refs, d.op);
+          wait_done(l.event_refs, d.op, o.stream);
           after(d.op, false);  // its event must be recorded before the wait is issued
         }
       }
@@ -216,7 +228,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
         // ops waited for on other streams, not after the chain itself.
         const int64_t before_chain = chains.previous[static_cast<size_t>(chains.root[i])];
         if (before_chain >= 0) {
-          wait_done(l.event_refs, static_cast<uint32_t>(before_chain));
+          wait_done(l.event_refs, static_cast<uint32_t>(before_chain), o.stream);
           after(static_cast<uint32_t>(before_chain), false);
         }
         chains.for_overtaken(i, [&](uint32_t k) {
@@ -228,7 +240,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
         });
       } else if (chains.previous[i] >= 0 && chains.overlaps(static_cast<uint32_t>(chains.previous[i]))) {
         // Stream order resumes: after every op of the chain before it.
-        wait_done(l.event_refs, static_cast<uint32_t>(chains.previous[i]));
+        wait_done(l.event_refs, static_cast<uint32_t>(chains.previous[i]), o.stream);
         after(static_cast<uint32_t>(chains.previous[i]), false);
       }
       o.wait_count = static_cast<uint32_t>(l.event_refs.size()) - o.waits;
@@ -239,7 +251,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
       if (!joins_device(d.part)) {
         after(d.op, d.part == des::Dep::kHostEnd);
       } else {
-        wait_done(l.event_refs, d.op);
+        wait_done(l.event_refs, d.op, -1);
         after(d.op, false);
       }
     }
