@@ -186,16 +186,14 @@ size_t Program::index_of(uint64_t seq) const {
 }
 
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes,
-                             const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   return load_program(*source, costs, progress, std::move(code_modes), assumptions);
 }
 
 Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes,
-                             const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
   Loader loader(p, costs, std::move(code_modes), assumptions);

@@ -103,7 +103,7 @@ class HappensBefore {
 
   const Assumptions& assumptions() const { return assumptions_; }
   // Whether a kernel's machine code waits for its grid dependencies (rule
-  // 10); without a lookup every PDL kernel's code counts as unknown.
+  // 1a); without a lookup every PDL kernel's code counts as unknown.
   void set_pdl_wait_lookup(PdlWaitLookup lookup) { pdl_wait_ = std::move(lookup); }
 
   void add_stream(const v1::Stream& stream);

@@ -4,7 +4,7 @@
 // that kernel only from its grid-dependency wait (cudaGridDependency-
 // Synchronize, griddepcontrol.wait) on. Whether a kernel waits is a fact of
 // its machine code, which the happens-before library does not read: the
-// caller hands it a lookup (race::pdl_wait_lookup resolves it through the
+// caller hands it a lookup (race::PdlWaitFacts answers it from the
 // trace's code modes).
 #pragma once
 
