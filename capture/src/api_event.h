@@ -53,6 +53,9 @@ enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kNvtx = 2, kResource
 enum ApiFlag : uint16_t {
   kFlagAsync = 1 << 0,             // the *Async variant of a copy/memset/alloc
   kFlagPerThreadStream = 1 << 1,   // _ptsz entry point or cudaStreamPerThread
+  // A launch with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION set
+  // to non-zero (programmatic dependent launch).
+  kFlagProgrammatic = 1 << 2,
 };
 
 inline constexpr uint32_t kNoId = 0xFFFFFFFFu;

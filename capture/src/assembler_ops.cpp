@@ -112,6 +112,7 @@ void fill_kernel(v1::Kernel& kernel, const ApiEvent& event, std::span<const uint
     kernel.add_block(dims_known || !record ? event.block[i] : record->block[i]);
   }
   kernel.mutable_arg_words()->Add(words.begin(), words.end());
+  kernel.set_programmatic_stream_serialization((event.flags & kFlagProgrammatic) != 0);
   for (const AnnotatedAccess& a : accesses) *kernel.add_accesses() = annotated_access(a, regions);
 }
 

@@ -110,6 +110,29 @@ RACETRACK_FIELD_AT(CUlaunchConfig, blockDimZ, 20);
 RACETRACK_FIELD_AT(CUlaunchConfig, sharedMemBytes, 24);
 RACETRACK_FIELD_AT(CUlaunchConfig, hStream, 32);
 
+RACETRACK_FIELD_AT(CUlaunchConfig, attrs, 40);
+RACETRACK_FIELD_AT(CUlaunchConfig, numAttrs, 48);
+RACETRACK_FIELD_AT(CUlaunchAttribute, id, 0);
+RACETRACK_FIELD_AT(CUlaunchAttribute, value, 8);
+
+// The most launch attributes read; a launch names each kind at most once,
+// and there are fewer than 32 kinds.
+constexpr unsigned kMaxLaunchAttributes = 32;
+
+// Whether the launch allows programmatic stream serialization (PDL): the
+// kernel may overlap the previous kernel of its stream.
+bool programmatic_stream_serialization(const CUlaunchConfig& config) {
+  if (config.attrs == nullptr) return false;
+  bool allowed = false;
+  for (unsigned i = 0; i < std::min(config.numAttrs, kMaxLaunchAttributes); ++i) {
+    const CUlaunchAttribute& a = config.attrs[i];
+    // The last setting of an attribute wins, as for any attribute list.
+    if (a.id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      allowed = a.value.programmaticStreamSerializationAllowed != 0;
+  }
+  return allowed;
+}
+
 template <class Params>
 bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
   RACETRACK_FIELD_AT(Params, config, 0);
@@ -127,6 +150,7 @@ bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Pa
     event.block[2] = config.blockDimZ;
     event.shared_mem = config.sharedMemBytes;
     set_stream(event, u64(config.hStream));
+    if (programmatic_stream_serialization(config)) event.flags |= kFlagProgrammatic;
   }
   event.module = queries.function_module(event.handle);
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, p.extra, event, payload);

@@ -219,6 +219,43 @@ TEST_F(CallbackDecoderTest, LaunchKernelExReadsConfigAndStructParameter) {
   EXPECT_THAT(words(), ElementsAre(0xFFFFFFFEu, 0x7f0000400000u, 96u | uint64_t{0xBEEF} << 32));
 }
 
+TEST_F(CallbackDecoderTest, LaunchKernelExReadsProgrammaticStreamSerialization) {
+  queries_.layouts[0xABC0] = ParamLayout{{{0, 4}}};
+  int k = 1;
+  void* args[] = {&k};
+  CUlaunchAttribute attrs[3]{};
+  attrs[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+  attrs[0].value.cooperative = 1;
+  attrs[1].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attrs[1].value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = config.blockDimX = 1;
+  config.hStream = handle<CUstream>(0x5000);
+  config.attrs = attrs;
+  config.numAttrs = 2;
+  const cuLaunchKernelEx_params params{&config, handle<CUfunction>(0xABC0), args, nullptr};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.flags, kFlagProgrammatic);
+
+  // Set to 0, or listed past numAttrs: an ordinary launch.
+  attrs[1].value.programmaticStreamSerializationAllowed = 0;
+  attrs[2].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attrs[2].value.programmaticStreamSerializationAllowed = 1;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.flags, 0u);
+  // The last setting wins.
+  config.numAttrs = 3;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.flags, kFlagProgrammatic);
+  // No attribute list: nothing to read.
+  config.attrs = nullptr;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.flags, 0u);
+}
+
 TEST_F(CallbackDecoderTest, LaunchWithoutConfigKeepsHandleAndWords) {
   queries_.layouts[0xABC0] = ParamLayout{{{0, 4}}};
   int k = 9;

@@ -47,6 +47,19 @@ TEST(TraceAssembler, RuntimeAndDriverLaunchAreOneOpWithTheDriverWords) {
   EXPECT_EQ(string_of(a.trace, a.trace.threads(0).name()), "thread 4000");
 }
 
+TEST(TraceAssembler, AProgrammaticLaunchKeepsItsAttribute) {
+  FakeProgram p;
+  p.launch(user_stream(0), {1}, "primary");
+  p.launch(user_stream(0), {2}, "secondary");
+  // The decoder flags the driver call (cuLaunchKernelEx's attribute list).
+  p.events[p.events.size() - 2].event.flags |= kFlagProgrammatic;
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  ASSERT_EQ(a.trace.ops_size(), 2);
+  EXPECT_FALSE(a.trace.ops(0).kernel().programmatic_stream_serialization());
+  EXPECT_TRUE(a.trace.ops(1).kernel().programmatic_stream_serialization());
+}
+
 TEST(TraceAssembler, ALaunchWithoutItsRecordIsNamedByHandle) {
   FakeProgram p;
   p.launch(kLegacy, {1}, "k", /*with_record=*/false);

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "racetrack/hb/happens_before.h"
+#include "racetrack/race/pdl.h"
 #include "sim_test_support.h"
 
 namespace racetrack::sim_test {
@@ -23,6 +24,12 @@ void expect_respects_happens_before(const std::string& path, const des::RunResul
   ASSERT_EQ(run.times.size(), static_cast<size_t>(trace->ops_size()));
   hb::HappensBefore hb;
   hb.add_entities(*trace);
+  // Rule 1a's wait facts, as the simulator's loader reads them.
+  TraceTables tables;
+  tables.add(*trace);
+  race::PdlWaitFacts pdl(nullptr);
+  pdl.add_modules(*trace, tables);
+  hb.set_pdl_wait_lookup(pdl.lookup(tables));
   std::vector<std::vector<uint32_t>> by_tick;  // agent -> op index by tick - 1
   auto note = [&](hb::Epoch e, uint32_t i) {
     if (by_tick.size() <= e.agent) by_tick.resize(e.agent + 1);
@@ -31,12 +38,14 @@ void expect_respects_happens_before(const std::string& path, const des::RunResul
   int failures = 0;
   // `own_device`: whether op i's own device part may be a dependency (of its
   // host return, for blocking calls), not only earlier ops.
-  auto check = [&](const hb::VectorClock& clock, uint32_t i, int64_t bound, const char* what,
-                   bool own_device) {
+  // `pdl_of`: op i's order, whose rule 1a ticks of its own stream it is not ordered after.
+  auto check = [&](const hb::VectorClock& clock, uint32_t i, int64_t bound, const char* what, bool own_device,
+                   const hb::OpOrder* pdl_of = nullptr) {
     for (uint32_t agent = 0; agent < clock.size() && failures < 10; ++agent) {
       uint64_t tick = clock.get(agent);
       const bool thread = hb.agent(agent).kind == hb::AgentKind::kThread;
       while (tick > 0 && by_tick[agent][tick - 1] == i && (thread || !own_device)) --tick;
+      if (pdl_of && agent == pdl_of->epoch.agent && pdl_of->pdl.contains(tick)) tick = pdl_of->pdl.lo - 1;
       if (tick == 0) continue;
       const uint32_t a = by_tick[agent][tick - 1];
       const int64_t end = thread ? run.times[a].host_end : run.times[a].device_end;
@@ -56,7 +65,7 @@ void expect_respects_happens_before(const std::string& path, const des::RunResul
     note({own_thread, hb.thread_clock(op.thread()).get(own_thread)}, i);
 
     const des::OpTimes& t = run.times[i];
-    if (hb::is_device_op(op)) check(*order.clock, i, t.device_start, "device start", false);
+    if (hb::is_device_op(op)) check(*order.clock, i, t.device_start, "device start", false, &order);
     check(joined_before, i, t.host_start, "host start", false);
     check(hb.thread_clock(op.thread()), i, t.host_end, "host end", true);
     // A staged copy's call returns only once it has read its source, i.e.

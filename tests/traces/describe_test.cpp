@@ -114,6 +114,9 @@ TEST_F(Describe, OffsetsAndPrecisionAreShown) {
   EXPECT_THAT(describe_op(op, tables_), HasSubstr("[R 0xabc0 4.0 KiB (segment)]"));
   op.mutable_kernel()->clear_accesses();
   EXPECT_THAT(describe_op(op, tables_), HasSubstr("args=2"));
+  EXPECT_THAT(describe_op(op, tables_), Not(HasSubstr("pdl")));
+  op.mutable_kernel()->set_programmatic_stream_serialization(true);
+  EXPECT_THAT(describe_op(op, tables_), HasSubstr("args=2  pdl"));
 }
 
 TEST_F(Describe, UnknownIdsStillDescribe) {

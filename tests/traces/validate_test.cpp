@@ -467,6 +467,15 @@ TEST_F(Validate, GraphNodeDependsOnALaterNode) {
   EXPECT_THAT(errors_in(trace_), ElementsAre(HasSubstr("graph node 0 depends on node 0")));
 }
 
+TEST_F(Validate, GraphNodeKernelsCarryNoProgrammaticSerialization) {
+  find_op(trace_, OpKind::kKernel).mutable_kernel()->set_programmatic_stream_serialization(true);
+  EXPECT_THAT(errors_in(trace_), IsEmpty());  // a stream launch may
+  v1::Op& op = find_op(trace_, OpKind::kGraph);
+  op.mutable_graph()->mutable_nodes(0)->mutable_kernel()->set_programmatic_stream_serialization(true);
+  EXPECT_THAT(errors_in(trace_),
+              ElementsAre(HasSubstr(at(op) + "graph node 0 sets programmatic_stream_serialization")));
+}
+
 TEST_F(Validate, GraphNodeIndexMustBeItsPosition) {
   v1::Op& op = find_op(trace_, OpKind::kGraph);
   op.mutable_graph()->mutable_nodes(1)->set_index(4);

@@ -192,6 +192,7 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
       append_accesses(out, op.kernel().accesses(), t);
       if (op.kernel().accesses_size() == 0 && op.kernel().arg_words_size() > 0)
         out += "  args=" + std::to_string(op.kernel().arg_words_size());
+      if (op.kernel().programmatic_stream_serialization()) out += "  pdl";
       break;
     case v1::Op::kMemcpy: {
       const auto& c = op.memcpy();

@@ -268,6 +268,10 @@ void Validator::check_op(const v1::Op& op) {
             report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " +
                    std::to_string(dep) + ", which does not come before it");
         for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
+        // Graphs express PDL as programmatic edges, which the format has not.
+        if (nodes[i].kernel().programmatic_stream_serialization())
+          report(op_prefix(op) + "graph node " + std::to_string(i) +
+                 " sets programmatic_stream_serialization, which only stream launches carry");
         if (nodes[i].kernel().module() > modules_)
           report(op_prefix(op) + "graph node " + std::to_string(i) + " names module " +
                  std::to_string(nodes[i].kernel().module()) + ", which is not defined");

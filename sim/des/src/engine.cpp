@@ -20,7 +20,9 @@ struct Event {
   }
 };
 
-enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarted = 8 };
+// kClaimed: the op left its stream's queue for the device (started, or
+// waiting for an engine of its pool).
+enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarted = 8, kClaimed = 16 };
 
 uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -93,8 +95,7 @@ class Engine {
     int64_t time = 0;
   };
   struct StreamState {
-    std::deque<uint32_t> queue;
-    bool busy = false;
+    std::deque<uint32_t> queue;  // enqueued, not yet done, in stream order
   };
   struct Waiter {
     bool thread;
@@ -187,13 +188,33 @@ class Engine {
   void enqueue(uint32_t i) {
     StreamState& st = streams_[p_.ops[i].stream];
     st.queue.push_back(i);
-    if (!st.busy && st.queue.front() == i) push({times_[i].issue, kDeviceReady, p_.ops[i].seq, i});
+    if (may_claim(st, i)) push({times_[i].issue, kDeviceReady, p_.ops[i].seq, i});
+  }
+
+  // Stream order: the op at the front of the queue, or a PDL secondary
+  // (rule 1a) whose every op ahead of it has been claimed.
+  bool may_claim(const StreamState& st, uint32_t i) const {
+    for (size_t k = 0; k < st.queue.size(); ++k) {
+      const uint32_t q = st.queue[k];
+      if (q == i) return !(flags_[i] & kClaimed) && (k == 0 || p_.ops[i].overlaps_previous);
+      if (!(flags_[q] & kClaimed)) return false;
+    }
+    return false;
+  }
+
+  // The first op of the queue not yet claimed, if it may be now.
+  void ready_next(const StreamState& st) {
+    for (uint32_t q : st.queue) {
+      if (flags_[q] & kClaimed) continue;
+      if (may_claim(st, q)) push({std::max(now_, times_[q].issue), kDeviceReady, p_.ops[q].seq, q});
+      return;
+    }
   }
 
   void try_start(uint32_t i) {
     const SimOp& op = p_.ops[i];
     StreamState& st = streams_[op.stream];
-    if (st.busy || st.queue.empty() || st.queue.front() != i || (flags_[i] & kDeviceDone)) return;
+    if ((flags_[i] & kDeviceDone) || !may_claim(st, i)) return;
     const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
     if (deps < 0) return;
     const int64_t ready = add_ns(std::max(times_[i].issue, deps), op.staged ? 0 : delay(i));
@@ -201,7 +222,8 @@ class Engine {
       push({ready, kDeviceReady, op.seq, i});
       return;
     }
-    st.busy = true;
+    flags_[i] |= kClaimed;
+    ready_next(st);  // a PDL secondary behind it may start too
     if (op.resource == Resource::kNone) return start(i);
     Pool& pool = pools_[static_cast<int>(op.resource)];
     if (pool.free > 0) {
@@ -242,9 +264,9 @@ class Engine {
       }
     }
     StreamState& st = streams_[op.stream];
-    st.queue.pop_front();
-    st.busy = false;
-    if (!st.queue.empty()) push({now_, kDeviceReady, p_.ops[st.queue.front()].seq, st.queue.front()});
+    // A PDL secondary may end before the op ahead of it.
+    st.queue.erase(std::find(st.queue.begin(), st.queue.end(), i));
+    ready_next(st);
     wake(i, Dep::kDeviceEnd);
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "racetrack/hb/happens_before.h"
+#include "racetrack/race/pdl.h"
 #include "racetrack/traces/describe.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -57,8 +58,9 @@ class Loader {
  public:
   Loader(Program& p, const CostModel& costs, std::shared_ptr<race::CodeModeTable> code_modes,
          const hb::Assumptions& assumptions)
-      : p_(p), costs_(costs), hb_(assumptions), resolver_({}, std::move(code_modes)) {
+      : p_(p), costs_(costs), hb_(assumptions), resolver_({}, code_modes), pdl_facts_(std::move(code_modes)) {
     p_.tables->set_keep_regions(false);
+    hb_.set_pdl_wait_lookup(pdl_facts_.lookup(*p_.tables));
   }
 
   // Returns why the chunk cannot be simulated, or empty.
@@ -66,6 +68,7 @@ class Loader {
     p_.tables->add(chunk);
     hb_.add_entities(chunk);
     resolver_.add_entities(chunk, *p_.tables);
+    pdl_facts_.add_modules(chunk, *p_.tables);
     p_.threads.resize(p_.threads.size() + static_cast<size_t>(chunk.threads_size()));
     for (const v1::Op& op : chunk.ops()) {
       std::string why = hb_.cannot_apply(op);
@@ -92,6 +95,8 @@ class Loader {
     s.device = hb::is_device_op(op);
     s.stream = s.device ? op.stream() : 0;
     s.resource = s.device ? resource_of(op) : Resource::kNone;
+    // Rule 1a: it may overlap the op right before it on its stream.
+    s.overlaps_previous = order.pdl.contains(order.epoch.tick - 1);
     const int64_t call = span_ns(op.host_start(), op.host_end());
     s.call_ns = std::max<int64_t>(0, costs_.use_traced_times && call > 0 ? call : costs_.call_ns);
     if (s.device) {
@@ -166,6 +171,7 @@ class Loader {
   const CostModel& costs_;
   hb::HappensBefore hb_;
   race::AccessResolver resolver_;
+  race::PdlWaitFacts pdl_facts_;
   std::vector<race::ResolvedAccess> resolved_;
   std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
   std::unordered_map<uint32_t, hb::VectorClock> stream_seen_, thread_seen_;

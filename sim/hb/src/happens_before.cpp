@@ -239,6 +239,8 @@ OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
   // A staged copy first waits for the stream's earlier work ("a stream sync
   // is performed before the copy is initiated").
   if (copy == CopyJoin::kStaged) host_join_stream(t, s);
+  const uint64_t last_tick = s.clock.get(s.agent);
+  const bool host_saw_last = last_tick && t.clock.get(s.agent) >= last_tick;
   prepare(s, t);
   if (op.has_wait()) {
     // Binds to the generation recorded last (or the one its sync id names);
@@ -249,6 +251,7 @@ OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
   if (peer_barrier) join_devices(s, op.memcpy());
   const Epoch epoch = tick(s);
   OpOrder order{epoch, &s.clock};
+  order.pdl = s.pdl.on_op(op, last_tick, host_saw_last, pdl_wait_);
   if (op.has_graph()) {
     // Rule 9: roots wait for earlier stream work (the clock before the
     // tick), other nodes for their dependencies too (graph_), and later work

@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/pdl.h"
 #include "racetrack/race/settle.h"
 #include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
@@ -75,16 +76,18 @@ struct Checker::State {
         tables_ptr(std::make_shared<TraceTables>()),
         tables(*tables_ptr),
         hb(o.assumptions),
-        resolver(o.kernel_modes, o.code_modes) {
+        resolver(o.kernel_modes, o.code_modes),
+        pdl_facts(o.code_modes) {
     tables.set_keep_regions(false);
     resolver.set_infer_blocks(o.infer_blocks);
+    hb.set_pdl_wait_lookup(pdl_facts.lookup(tables));
   }
 
   HazardSide op_side(const v1::Op& op);
   uint32_t new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a, uint32_t agent);
   void collect_garbage();
   void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
-              const hb::VectorClock& clock);
+              const hb::OpOrder& order);
   HazardClass classify(const HazardSide& first, const HazardSide& second) const;
   uint32_t stripped_nvtx(uint32_t nvtx);
   uint32_t role_of(uint32_t stream) const;
@@ -97,6 +100,7 @@ struct Checker::State {
   TraceTables& tables;
   hb::HappensBefore hb;
   AccessResolver resolver;
+  PdlWaitFacts pdl_facts;  // for hb's rule 1a
   RecordedEvents recorded;
   ShadowMemory shadow;
   std::vector<HazardSide> sides;
@@ -209,9 +213,14 @@ std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, 
 }
 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
-                            const hb::VectorClock& clock) {
+                            const hb::OpOrder& order) {
+  const hb::VectorClock& clock = *order.clock;
   const HazardKind kind = hazard_kind(first.access, second.access);
-  const Evidence evidence = hazard_evidence(first.access, second.access);
+  Evidence evidence = hazard_evidence(first.access, second.access);
+  // Same-stream sides are unordered only through rule 1a (PDL); without the
+  // secondary's machine code it may well wait, so the hazard is possible.
+  const bool pdl = !order.pdl.empty() && first.agent == order.epoch.agent;
+  if (pdl && order.pdl.wait == hb::PdlWait::kUnknown) evidence.confidence = Confidence::kPossible;
   const Confidence confidence = evidence.confidence;
   ++result.hazards;
   ++result.by_confidence[static_cast<int>(confidence)];
@@ -246,6 +255,8 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.lo = lo;
   h.hi = hi;
   h.ordered_up_to_tick = clock.get(first.agent);
+  h.pdl = pdl;
+  h.pdl_wait = order.pdl.wait;
   if (first.stream) h.event_after_first = recorded.right_after(first.seq);
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
@@ -291,7 +302,7 @@ void Checker::State::process(const v1::Op& op) {
         lo = std::min(lo, conflicts[i].lo);
         hi = std::max(hi, conflicts[i].hi);
       }
-      report(sides[earlier], sides[side], lo, hi, *o.clock);
+      report(sides[earlier], sides[side], lo, hi, o);
     }
   }
 }
@@ -312,6 +323,7 @@ void Checker::add_entities(const v1::Chunk& chunk) {
   s_->tables.add(chunk);
   s_->hb.add_entities(chunk);
   s_->resolver.add_entities(chunk, s_->tables);
+  s_->pdl_facts.add_modules(chunk, s_->tables);
 }
 
 void Checker::add_op(const v1::Op& op) {
@@ -331,6 +343,11 @@ CheckResult Checker::finish() {
     g.shown = g.confidence >= s_->options.min_confidence && !g.suppressed;
     if (g.confidence == Confidence::kPossible) g.settle = settle_text(g.first, s_->tables);
     g.fix = suggest_fix(g.first, s_->tables);
+    if (g.first.pdl) {
+      g.fix.text = pdl_fix_text(g.first);
+      g.fix.pytorch.clear();
+      if (g.first.pdl_wait == hb::PdlWait::kUnknown) g.settle = pdl_settle_text(g.first, s_->tables);
+    }
   }
   r.modes = s_->resolver.mode_use();
   r.shadow_segments = s_->shadow.segment_count();
@@ -419,6 +436,7 @@ std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& wai
   const std::string where_a = a.stream ? t.stream_label(a.stream) : "host thread " + std::to_string(a.thread);
   const std::string where_b = b.stream ? t.stream_label(b.stream) : "host thread " + std::to_string(b.thread);
   const std::string second = "#" + std::to_string(b.seq) + " on " + where_b;
+  if (h.pdl) return pdl_explanation(h, t);
   if (a.access.node)
     return second + " is not ordered after graph node " + std::to_string(a.access.node - 1) + " of launch #" +
            std::to_string(a.seq);

@@ -1,6 +1,7 @@
 #include "cuda_launch_list.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "racetrack/des/values.h"
@@ -62,17 +63,66 @@ bool joins_device(des::Dep::Part part) {
   return part == des::Dep::kDeviceEnd || part == des::Dep::kDeviceStart;
 }
 
+// PDL secondaries (ordering rule 1a) run on lane streams of their own, so
+// they can overtake the kernels they may overlap. Per op: the op before it
+// on its traced stream, and for an overlapping op the first op of its chain
+// (the kernel the chain overlaps first) and its depth in the chain (1 for
+// the kernel right after that one).
+struct Chains {
+  std::vector<int64_t> previous, root;
+  std::vector<uint32_t> depth;
+  explicit Chains(const des::Program& p)
+      : previous(p.ops.size(), -1), root(p.ops.size(), -1), depth(p.ops.size(), 0) {
+    std::unordered_map<uint32_t, uint32_t> last;
+    for (uint32_t i = 0; i < p.ops.size(); ++i) {
+      if (!p.ops[i].device) continue;
+      if (auto it = last.find(p.ops[i].stream); it != last.end()) previous[i] = it->second;
+      last[p.ops[i].stream] = i;
+      if (!p.ops[i].overlaps_previous || previous[i] < 0) continue;
+      const auto before = static_cast<uint32_t>(previous[i]);
+      root[i] = depth[before] ? root[before] : before;
+      depth[i] = depth[before] + 1;
+    }
+  }
+  bool overlaps(uint32_t i) const { return depth[i] > 0; }
+  // The ops an overlapping op may overtake: its chain from the root.
+  template <class F>
+  void for_overtaken(uint32_t i, F f) const {
+    for (int64_t k = previous[i]; k >= 0 && k >= root[i]; k = previous[static_cast<size_t>(k)])
+      f(static_cast<uint32_t>(k));
+  }
+};
+
 // The done events: one for every op that a device part on another stream
-// or a host join waits for, numbered in submission order.
-std::vector<int32_t> number_done_events(const des::Program& p, uint32_t& count) {
+// (or a lane) or a host join waits for, numbered in submission order.
+// `stream_of`: each op's launch stream (-1 for host ops).
+std::vector<int32_t> number_done_events(const des::Program& p, const Chains& chains,
+                                        const std::vector<int32_t>& stream_of, uint32_t& count) {
   std::vector<int32_t> event_of(p.ops.size(), -1);
+  // Waiting for an overlapping op waits for what it may have overtaken too,
+  // except on the waiter's own launch stream, where stream order does.
+  auto need = [&](uint32_t op, int32_t waiter) {
+    if (stream_of[op] != waiter) event_of[op] = 0;
+    if (chains.overlaps(op))
+      chains.for_overtaken(op, [&](uint32_t k) {
+        if (stream_of[k] != waiter) event_of[k] = 0;
+      });
+  };
   for (uint32_t i = 0; i < p.ops.size(); ++i) {
     const des::SimOp& s = p.ops[i];
     for (uint32_t k = s.device_deps; k < s.device_deps + s.device_dep_count; ++k)
       if (p.deps[k].part == des::Dep::kDeviceEnd && p.ops[p.deps[k].op].stream != s.stream)
-        event_of[p.deps[k].op] = 0;
+        need(p.deps[k].op, stream_of[i]);
     for (uint32_t k = s.host_deps; k < s.host_deps + s.host_dep_count; ++k)
-      if (joins_device(p.deps[k].part)) event_of[p.deps[k].op] = 0;
+      if (joins_device(p.deps[k].part)) need(p.deps[k].op, -1);
+    if (chains.overlaps(i)) {
+      // Its lane waits for the op before its chain.
+      const int64_t before_chain = chains.previous[static_cast<size_t>(chains.root[i])];
+      if (before_chain >= 0) need(static_cast<uint32_t>(before_chain), stream_of[i]);
+    } else if (chains.previous[i] >= 0 && chains.overlaps(static_cast<uint32_t>(chains.previous[i]))) {
+      // Stream order resumes: it waits for the chain before it.
+      need(static_cast<uint32_t>(chains.previous[i]), stream_of[i]);
+    }
   }
   count = 0;
   for (int32_t& e : event_of)
@@ -107,7 +157,32 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
     l.streams.push_back(spec);
   }
 
-  const std::vector<int32_t> event_of = number_done_events(p, l.events);
+  const Chains chains(p);
+  // Lane streams, by (traced stream, depth in a PDL chain).
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> lanes;
+  std::vector<int32_t> stream_of(p.ops.size(), -1);
+  for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    const des::SimOp& s = p.ops[i];
+    if (!s.device) continue;
+    stream_of[i] = slot_of.at(s.stream);
+    if (!chains.overlaps(i)) continue;
+    auto [it, added] = lanes.try_emplace({s.stream, chains.depth[i]}, static_cast<int32_t>(l.streams.size()));
+    if (added) {
+      StreamSpec spec = l.streams[static_cast<size_t>(stream_of[i])];
+      spec.legacy = false;
+      spec.non_blocking = true;  // ordered only by the events below
+      l.streams.push_back(spec);
+    }
+    stream_of[i] = it->second;
+  }
+  const std::vector<int32_t> event_of = number_done_events(p, chains, stream_of, l.events);
+  auto wait_done = [&](std::vector<uint32_t>& refs, uint32_t op, int32_t waiter) {
+    if (stream_of[op] != waiter) refs.push_back(static_cast<uint32_t>(event_of[op]));
+    if (chains.overlaps(op))
+      chains.for_overtaken(op, [&](uint32_t k) {
+        if (stream_of[k] != waiter) refs.push_back(static_cast<uint32_t>(event_of[k]));
+      });
+  };
   l.threads = p.threads;
   std::unordered_map<uint32_t, uint32_t> last_on_stream;
   l.ops.reserve(p.ops.size());
@@ -115,7 +190,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
     const des::SimOp& s = p.ops[i];
     OpLaunch o;
     o.work = work_of(s);
-    o.stream = s.device ? slot_of.at(s.stream) : -1;
+    o.stream = stream_of[i];
     o.thread = s.thread;
     o.call_ns = s.call_ns;
     o.device_ns = s.device_ns;
@@ -144,9 +219,29 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
         if (d.part != des::Dep::kDeviceEnd) {
           after(d.op, d.part == des::Dep::kHostEnd);
         } else if (p.ops[d.op].stream != s.stream) {
-          l.event_refs.push_back(static_cast<uint32_t>(event_of[d.op]));
+          wait_done(l.event_refs, d.op, o.stream);
           after(d.op, false);  // its event must be recorded before the wait is issued
         }
+      }
+      if (chains.overlaps(i)) {
+        // On its lane: after the op before its chain and what the chain's
+        // ops waited for on other streams, not after the chain itself.
+        const int64_t before_chain = chains.previous[static_cast<size_t>(chains.root[i])];
+        if (before_chain >= 0) {
+          wait_done(l.event_refs, static_cast<uint32_t>(before_chain), o.stream);
+          after(static_cast<uint32_t>(before_chain), false);
+        }
+        chains.for_overtaken(i, [&](uint32_t k) {
+          const OpLaunch& c = l.ops[k];
+          for (uint32_t w = c.waits; w < c.waits + c.wait_count; ++w) {
+            const uint32_t ref = l.event_refs[w];  // copied: push_back may reallocate
+            l.event_refs.push_back(ref);
+          }
+        });
+      } else if (chains.previous[i] >= 0 && chains.overlaps(static_cast<uint32_t>(chains.previous[i]))) {
+        // Stream order resumes: after every op of the chain before it.
+        wait_done(l.event_refs, static_cast<uint32_t>(chains.previous[i]), o.stream);
+        after(static_cast<uint32_t>(chains.previous[i]), false);
       }
       o.wait_count = static_cast<uint32_t>(l.event_refs.size()) - o.waits;
     }
@@ -156,7 +251,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
       if (!joins_device(d.part)) {
         after(d.op, d.part == des::Dep::kHostEnd);
       } else {
-        l.event_refs.push_back(static_cast<uint32_t>(event_of[d.op]));
+        wait_done(l.event_refs, d.op, -1);
         after(d.op, false);
       }
     }

@@ -79,6 +79,9 @@ struct SimOp {
   // device part has started (read the source), so a delay holds back its
   // device write (the end), not its start.
   bool staged = false;
+  // A PDL secondary kernel (docs/ordering-rules.md rule 1a) that may start
+  // once the op before it on its stream has started, not ended.
+  bool overlaps_previous = false;
   int64_t call_ns = 0;
   int64_t device_ns = 0;
   // Deps of the device part, and deps the host part waits for before

@@ -14,6 +14,7 @@
 
 #include "racetrack/hb/assumptions.h"
 #include "racetrack/hb/graph_order.h"
+#include "racetrack/hb/pdl.h"
 #include "racetrack/hb/vector_clock.h"
 #include "racetrack/traces/container.h"
 
@@ -59,6 +60,9 @@ struct OpOrder {
   // Null for every other op.
   const VectorClock* staged_clock = nullptr;
   Epoch staged_epoch{};
+  // A PDL secondary kernel (rule 1a): the ticks of its own stream it is not
+  // ordered after, although its clock covers them.
+  PdlUnordered pdl{};
 
   // The order of a staged copy's source read (access index 0 of a copy).
   OpOrder staged_read() const {
@@ -76,6 +80,7 @@ struct OpOrder {
   // Whether the op (or graph node, `e_node` = position + 1) at `e` happens
   // before this one, or is it.
   bool covers(Epoch e, uint32_t e_node = 0) const {
+    if (e.agent == epoch.agent && pdl.contains(e.tick)) return false;
     if (graph && node && e_node && e == epoch) return graph->follows(node - 1, e_node - 1);
     return clock->covers(e);
   }
@@ -97,6 +102,9 @@ class HappensBefore {
       : HappensBefore(kMaxClockEntries, GraphOrder::kMaxEntries, assumptions) {}
 
   const Assumptions& assumptions() const { return assumptions_; }
+  // Whether a kernel's machine code waits for its grid dependencies (rule
+  // 1a); without a lookup every PDL kernel's code counts as unknown.
+  void set_pdl_wait_lookup(PdlWaitLookup lookup) { pdl_wait_ = std::move(lookup); }
 
   void add_stream(const v1::Stream& stream);
   void add_thread(const v1::HostThread& thread);
@@ -136,6 +144,7 @@ class HappensBefore {
     std::unordered_map<uint32_t, uint64_t> seen_host_joins;
     uint64_t seen_legacy_version = 0;
     uint64_t seen_barrier_version = 0;
+    PdlChain pdl;
   };
   struct ThreadState {
     uint32_t agent = 0;
@@ -204,6 +213,7 @@ class HappensBefore {
   };
   std::unordered_map<uint32_t, Barrier> barriers_;
   Assumptions assumptions_;
+  PdlWaitLookup pdl_wait_;
   size_t max_clock_entries_, max_graph_entries_;
   size_t clock_entries_ = 0;
   std::string exceeded_;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "racetrack/hb/pdl.h"
 #include "racetrack/race/access.h"
 #include "racetrack/traces/describe.h"
 
@@ -82,6 +83,11 @@ struct Hazard {
   // An event the program already records right after the first op, still
   // current when the second op was submitted: the fix waits on it (0: none).
   uint32_t event_after_first = 0;
+  // The second op is a PDL secondary kernel that may overlap the first, a
+  // kernel ahead of it on its stream (docs/ordering-rules.md rule 1a), and
+  // what the second's machine code says about its grid-dependency wait.
+  bool pdl = false;
+  hb::PdlWait pdl_wait = hb::PdlWait::kUnknown;
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
   uint32_t group = 0;

@@ -1,0 +1,50 @@
+// Programmatic dependent launch (PDL, docs/ordering-rules.md rule 1a): a
+// kernel launched with programmatic stream serialization may start before
+// the kernel in front of it on its stream finishes, and is ordered after
+// that kernel only from its grid-dependency wait (cudaGridDependency-
+// Synchronize, griddepcontrol.wait) on. Whether a kernel waits is a fact of
+// its machine code, which the happens-before library does not read: the
+// caller hands it a lookup (race::PdlWaitFacts answers it from the
+// trace's code modes).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "racetrack.pb.h"
+
+namespace racetrack::hb {
+
+// What a kernel's machine code says about its grid-dependency wait.
+enum class PdlWait : uint8_t {
+  kUnknown,         // no machine code for the kernel
+  kNone,            // its code never waits
+  kAccessesBefore,  // it waits, but some global access may run before the wait
+  kWaits,           // it waits before every global access
+};
+using PdlWaitLookup = std::function<PdlWait(const v1::Kernel&)>;
+
+// Ticks [lo, hi] of a stream's own history that a PDL secondary kernel is
+// not ordered after (its primaries), and why; empty when hi == 0.
+struct PdlUnordered {
+  uint64_t lo = 0, hi = 0;
+  PdlWait wait = PdlWait::kUnknown;
+  bool empty() const { return hi == 0; }
+  bool contains(uint64_t tick) const { return hi && tick >= lo && tick <= hi; }
+};
+
+// Per stream: which earlier kernels its next op could overlap. Fed every
+// op of the stream, in order.
+class PdlChain {
+ public:
+  // `op` runs on the stream at tick `last_tick + 1`; `host_saw_last`: the
+  // launching thread had already observed the stream's last op complete
+  // (a synchronisation), so nothing can overlap it.
+  PdlUnordered on_op(const v1::Op& op, uint64_t last_tick, bool host_saw_last, const PdlWaitLookup& lookup);
+
+ private:
+  uint64_t last_kernel_tick_ = 0;  // the stream's last op, when it was a kernel; else 0
+  PdlUnordered last_;              // what that kernel was not ordered after
+};
+
+}  // namespace racetrack::hb
