@@ -82,7 +82,11 @@ TEST_P(InjectedSynth, EveryDefiniteHazardManifestsUnderStress) {
   so.inject.fill(2);
   const SynthResult truth = sim_test::synth_to(path, so);
   ASSERT_FALSE(truth.injected.empty());
-  const replay::ReplayReport r = replay(path, stress_options(2, GetParam()));
+  replay::ReplayOptions options = stress_options(2, GetParam());
+  // Under a sanitizer the ops run several times slower than the model, and a
+  // 20 ms margin can end before the second op of a pair has had its turn.
+  if (kSanitized) options.stress_margin_ns = 200'000'000;
+  const replay::ReplayReport r = replay(path, options);
   ASSERT_EQ(r.runs, 2u);
   size_t definite = 0;
   for (const replay::ReplayHazard& h : r.hazards) {

@@ -76,7 +76,7 @@ ParamWindow param_window(uint32_t sm, uint32_t base) {
 class Analysis {
  public:
   Analysis(const KernelLayout& layout, uint32_t sm, const Supergraph& graph)
-      : layout_(layout), sm_(sm), graph_(graph), words_(layout.words()), modes_(words_, 0) {
+      : layout_(layout), graph_(graph), words_(layout.words()), modes_(words_, 0) {
     window_ = param_window(sm, *layout.param_base);
     all_words_ = halves(0, 8 * int64_t{words_} - 1);
     stored_halves_.assign(words_, 0);
@@ -632,7 +632,6 @@ class Analysis {
   }
 
   const KernelLayout& layout_;
-  uint32_t sm_;
   const Supergraph& graph_;
   uint32_t words_;
   WordSets sets_;

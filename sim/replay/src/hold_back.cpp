@@ -39,7 +39,7 @@ HoldPlan HoldPlan::build(const des::Program& p, const std::vector<race::Hazard>&
     HeldOp& h = plan.held_[it->second];
     const int64_t gap = k < gaps.size() ? gaps[k].ns : 0;
     const int64_t needed =
-        o.fixed_ns > 0 ? o.fixed_ns / 2 : des::add_ns(gap, des::add_ns(des::add_ns(gap, gap), kHoldMarginNs));
+        o.fixed_ns > 0 ? o.fixed_ns / 2 : des::add_ns(gap, des::add_ns(des::add_ns(gap, gap), o.margin_ns));
     h.needed_ns = std::max(h.needed_ns, needed);
     h.ends.push_back({b, p.ops[b].device ? des::Dep::kDeviceEnd : des::Dep::kHostEnd});
     plan.held_of_.push_back(it->second);

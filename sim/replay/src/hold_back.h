@@ -23,6 +23,7 @@ struct HoldOptions {
   int64_t fixed_ns = 0;  // > 0 (--stress-ns): every hold in [fixed / 2, fixed], not sized from the gaps
   int64_t budget_ns = 10'000'000'000;  // the hold-backs of one run add up to at most this
   uint64_t seed = 1;
+  int64_t margin_ns = kHoldMarginNs;  // added to three times the gap
 };
 
 // An op held back: the first op of one or more hazards.

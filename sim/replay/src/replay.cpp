@@ -89,7 +89,8 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
                               : pair_gaps(path, p, check->shown, options.traced_timing, time_scale);
     if (!gaps) return gaps.error();
     holds =
-        HoldPlan::build(p, check->shown, *gaps, {options.stress_ns, options.stress_budget_ns, options.seed});
+        HoldPlan::build(p, check->shown, *gaps,
+                        {options.stress_ns, options.stress_budget_ns, options.seed, options.stress_margin_ns});
     report.stress_budget_ns = options.stress_budget_ns;
     report.stress_groups = holds.groups();
     for (size_t k = 0; k < check->shown.size(); ++k)

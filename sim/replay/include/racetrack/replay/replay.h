@@ -35,6 +35,11 @@ struct ReplayOptions {
   // The hold-backs of one run add up to at most this; more are spread over
   // groups that take turns across --repeat runs.
   int64_t stress_budget_ns = 10'000'000'000;
+  // The margin of a sized hold-back (kHoldMarginNs). A held op is released
+  // as soon as its pairs' second ops have ended, so a longer margin costs
+  // time only when they cannot run first; the sanitizer tests, whose ops run
+  // several times slower, use one.
+  int64_t stress_margin_ns = 20'000'000;
   race::CheckOptions check;
   std::string output;  // the replayed timeline (measured times)
   Progress progress;   // loading, checking, each run
