@@ -68,13 +68,7 @@ class Runner {
     ModuleReport r;
     r.label = std::move(label);
     r.sha256 = Sha256::hex(bytes.data(), bytes.size());
-    if (!args_.no_cache)
-      if (auto hit = cache_.load(r.sha256, arch_)) {
-        r.modes = std::move(*hit);
-        r.kind = r.modes.kind;
-        r.cached = true;
-        return r;
-      }
+    if (from_cache(r)) return r;
     auto set = find_cubins(bytes, arch_);
     if (!set) return set.error();
     r.kind = kind_name(set->kind);
@@ -109,13 +103,7 @@ class Runner {
     ModuleReport r;
     r.label = std::move(label);
     r.sha256 = m.sha256();
-    if (!args_.no_cache && !r.sha256.empty())
-      if (auto hit = cache_.load(r.sha256, arch_)) {
-        r.modes = std::move(*hit);
-        r.kind = r.modes.kind;
-        r.cached = true;
-        return r;
-      }
+    if (from_cache(r)) return r;
     r.kind = "image-left-out";
     r.modes.notes.push_back(
         "the capture left this module's image out (--no-code, or over --max-module-bytes): its kernels' modes are "
@@ -127,6 +115,17 @@ class Runner {
   const std::optional<Disassembler>& tool() const { return tool_; }
 
  private:
+  // Fills r from the cache entry of r.sha256, if there is one.
+  bool from_cache(ModuleReport& r) {
+    if (args_.no_cache || r.sha256.empty()) return false;
+    auto hit = cache_.load(r.sha256, arch_);
+    if (!hit) return false;
+    r.modes = std::move(*hit);
+    r.kind = r.modes.kind;
+    r.cached = true;
+    return true;
+  }
+
   const ModesArgs& args_;
   std::optional<uint32_t> arch_;
   ModesCache cache_;

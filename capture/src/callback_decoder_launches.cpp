@@ -69,6 +69,20 @@ void append_argument_words(const ParamLayout* layout, void* const* kernel_params
   payload.used += words;
 }
 
+// The grid, block, shared memory and stream of a launch: cuLaunchKernel's
+// parameters and cuLaunchKernelEx's CUlaunchConfig name them alike.
+template <class Launch>
+void set_geometry(const Launch& l, ApiEvent& event) {
+  event.grid[0] = l.gridDimX;
+  event.grid[1] = l.gridDimY;
+  event.grid[2] = l.gridDimZ;
+  event.block[0] = l.blockDimX;
+  event.block[1] = l.blockDimY;
+  event.block[2] = l.blockDimZ;
+  event.shared_mem = l.sharedMemBytes;
+  set_stream(event, u64(l.hStream));
+}
+
 // cuLaunchKernel and cuLaunchCooperativeKernel (which has no `extra`).
 template <class Params>
 bool read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Payload& payload) {
@@ -83,14 +97,7 @@ bool read_launch(const Params& p, DriverQueries& queries, ApiEvent& event, Paylo
   RACETRACK_FIELD_AT(Params, hStream, 40);
   RACETRACK_FIELD_AT(Params, kernelParams, 48);
   event.handle = u64(p.f);
-  event.grid[0] = p.gridDimX;
-  event.grid[1] = p.gridDimY;
-  event.grid[2] = p.gridDimZ;
-  event.block[0] = p.blockDimX;
-  event.block[1] = p.blockDimY;
-  event.block[2] = p.blockDimZ;
-  event.shared_mem = p.sharedMemBytes;
-  set_stream(event, u64(p.hStream));
+  set_geometry(p, event);
   void* const* extra = nullptr;
   if constexpr (requires(const Params& q) { q.extra; }) {
     RACETRACK_FIELD_AT(Params, extra, 56);
@@ -141,16 +148,8 @@ bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Pa
   RACETRACK_FIELD_AT(Params, extra, 24);
   event.handle = u64(p.f);
   if (p.config != nullptr) {
-    const CUlaunchConfig& config = *p.config;
-    event.grid[0] = config.gridDimX;
-    event.grid[1] = config.gridDimY;
-    event.grid[2] = config.gridDimZ;
-    event.block[0] = config.blockDimX;
-    event.block[1] = config.blockDimY;
-    event.block[2] = config.blockDimZ;
-    event.shared_mem = config.sharedMemBytes;
-    set_stream(event, u64(config.hStream));
-    if (programmatic_stream_serialization(config)) event.flags |= kFlagProgrammatic;
+    set_geometry(*p.config, event);
+    if (programmatic_stream_serialization(*p.config)) event.flags |= kFlagProgrammatic;
   }
   event.module = queries.function_module(event.handle);
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, p.extra, event, payload);
