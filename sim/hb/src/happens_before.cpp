@@ -195,13 +195,14 @@ Epoch HappensBefore::tick(StreamState& s) {
 }
 
 std::string HappensBefore::cannot_apply(const v1::Op& op) const {
-  const std::string where = "op seq " + std::to_string(op.seq()) + ": ";
+  // The prefix is built only for a message: this runs for every op.
+  auto where = [&] { return "op seq " + std::to_string(op.seq()) + ": "; };
   if (op.thread() == 0 || op.thread() > threads_.size())
-    return where + "names host thread " + std::to_string(op.thread()) + ", which is not defined";
+    return where() + "names host thread " + std::to_string(op.thread()) + ", which is not defined";
   const bool needs_stream = is_device_op(op) || (op.has_sync() && op.sync().kind() == v1::SYNC_STREAM) ||
                             (op.has_query() && op.query().kind() == v1::QUERY_STREAM);
   if (needs_stream && (op.stream() == 0 || op.stream() > streams_.size()))
-    return where + "names stream " + std::to_string(op.stream()) + ", which is not defined";
+    return where() + "names stream " + std::to_string(op.stream()) + ", which is not defined";
   return {};
 }
 

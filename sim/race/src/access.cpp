@@ -102,11 +102,13 @@ void AccessResolver::set_live(uint32_t id, bool live) {
   RegionInfo& r = found->second;
   if (r.live == live) return;
   r.live = live;
-  LiveMap& map = live_[tier_of(r.origin)][r.space];
+  LiveMap& map = live_[r.space][tier_of(r.origin)];
   if (live) {
-    map[r.base] = id;
+    map[r.base] = Live{id, &r};
+    lowest_ = std::min(lowest_, r.base);
+    highest_ = std::max(highest_, r.base + r.size);
   } else {
-    if (auto it = map.find(r.base); it != map.end() && it->second == id) map.erase(it);
+    if (auto it = map.find(r.base); it != map.end() && it->second.id == id) map.erase(it);
     blocks_.forget(id);
     regions_.erase(found);
   }
@@ -128,6 +130,7 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
                                         r.space(), r.label(), false});
   }
   // Regions with an ALLOC op become live there; the others live from the start.
+  if (from_start.empty()) return;  // most chunks define no region: skip the pass over their ops
   for (const auto& op : chunk.ops())
     if (op.has_alloc() && op.alloc().region() >= first_new && op.alloc().region() <= regions_defined_)
       from_start[op.alloc().region() - first_new] = false;
@@ -140,17 +143,20 @@ void AccessResolver::on_op(const v1::Op& op) {
   if (op.has_free() && region(op.free().region())) set_live(op.free().region(), false);
 }
 
-uint32_t AccessResolver::find_region(SpaceKey space, uint64_t lo, uint64_t hi) const {
-  for (int tier = 0; tier < kTiers; ++tier) {
-    auto m = live_[tier].find(space);
-    if (m == live_[tier].end()) continue;
-    auto it = m->second.upper_bound(lo);
-    if (it == m->second.begin()) continue;
-    --it;
-    const RegionInfo& r = regions_.at(it->second);
-    if (r.base <= lo && hi <= r.base + r.size) return it->second;
+AccessResolver::Live AccessResolver::find_live(SpaceKey space, uint64_t lo, uint64_t hi) const {
+  const auto tiers = live_.find(space);
+  if (tiers == live_.end()) return {};
+  for (const LiveMap& map : tiers->second) {
+    auto it = map.upper_bound(lo);
+    if (it == map.begin()) continue;
+    const Live& live = std::prev(it)->second;
+    if (live.info->base <= lo && hi <= live.info->base + live.info->size) return live;
   }
-  return 0;
+  return {};
+}
+
+uint32_t AccessResolver::find_region(SpaceKey space, uint64_t lo, uint64_t hi) const {
+  return find_live(space, lo, hi).id;
 }
 
 const KernelModeRule* AccessResolver::rule_for(uint32_t name) {

@@ -14,10 +14,13 @@ void AccessResolver::locate_words(const v1::Kernel& k, SpaceKey space) {
   for (int i = 0; i < k.arg_words_size(); ++i) {
     const uint64_t word = k.arg_words(i);
     Located& at = located_[static_cast<size_t>(i)];
-    at = Located{space, find_region(space, word, word + 1), nullptr, {}};
-    if (!at.region) at.region = find_region(at.space = kHostSpace, word, word + 1);
-    if (!at.region) continue;
-    at.info = &regions_.at(at.region);
+    at = Located{space, 0, nullptr, {}};
+    if (word < lowest_ || word >= highest_) continue;
+    Live live = find_live(space, word, word + 1);
+    if (!live.id) live = find_live(at.space = kHostSpace, word, word + 1);
+    if (!live.id) continue;
+    at.region = live.id;
+    at.info = live.info;
     if (infer_blocks_ && tier_of(at.info->origin) == kSegment) at.mark = blocks_.add_pointer(at.region, word);
   }
 }
@@ -54,7 +57,7 @@ ResolvedAccess AccessResolver::word_extent(const Located& at, uint64_t word) con
   } else {
     r.precision = v1::PRECISION_INFERRED;
     r.lo = word;
-    r.hi = InferredBlocks::block_end(at.mark, r.hi);
+    r.hi = blocks_.block_end(at.mark, r.hi);
   }
   return r;
 }

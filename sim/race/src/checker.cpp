@@ -79,6 +79,7 @@ struct Checker::State {
         resolver(o.kernel_modes, o.code_modes),
         pdl_facts(o.code_modes) {
     tables.set_keep_regions(false);
+    sides.reserve(gc_threshold);  // no regrowth copies before the first collection
     resolver.set_infer_blocks(o.infer_blocks);
     hb.set_pdl_wait_lookup(pdl_facts.lookup(tables));
   }

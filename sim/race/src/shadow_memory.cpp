@@ -4,32 +4,45 @@
 
 namespace racetrack::race {
 
-void ShadowMemory::split(Map& map, uint64_t at) {
-  auto it = map.upper_bound(at);
-  if (it == map.begin()) return;
-  --it;
-  if (it->first < at && at < it->second.hi) {
-    Segment right{it->second.hi, it->second.entries};
-    it->second.hi = at;
-    map.emplace_hint(std::next(it), at, std::move(right));
+ShadowMemory::Map& ShadowMemory::space(SpaceKey key) {
+  if (!last_map_ || last_space_ != key) {
+    last_map_ = &spaces_[key];  // std::map nodes stay put
+    last_space_ = key;
   }
+  return *last_map_;
 }
 
-void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const ShadowEntry& entry,
+ShadowMemory::Map::iterator ShadowMemory::split(Map& map, uint64_t at) {
+  auto it = map.upper_bound(at);
+  if (it == map.begin()) return it;
+  auto holder = std::prev(it);
+  if (holder->first == at) return holder;
+  if (at >= holder->second.hi) return it;
+  Segment right{holder->second.hi, holder->second.entries};
+  holder->second.hi = at;
+  return map.emplace_hint(it, at, std::move(right));
+}
+
+void ShadowMemory::access(SpaceKey key, uint64_t lo, uint64_t hi, const ShadowEntry& entry,
                           const hb::OpOrder& order, std::vector<Conflict>& conflicts) {
   if (lo >= hi) return;
-  Map& map = spaces_[space];
-  split(map, lo);
-  split(map, hi);
+  Map& map = space(key);
 
-  // Walk the covered range, filling gaps with fresh segments.
+  // Walk the covered range from its first segment, filling gaps with fresh
+  // segments and cutting the last one at `hi`: one tree search per access.
   uint64_t cursor = lo;
-  auto it = map.lower_bound(lo);
+  auto it = split(map, lo);
+  auto first = map.end();
   while (cursor < hi) {
     if (it == map.end() || it->first > cursor) {
       const uint64_t gap_end = it == map.end() ? hi : std::min(hi, it->first);
       it = map.emplace_hint(it, cursor, Segment{gap_end, {}});
+    } else if (it->second.hi > hi) {
+      Segment right{it->second.hi, it->second.entries};
+      it->second.hi = hi;
+      map.emplace_hint(std::next(it), hi, std::move(right));
     }
+    if (first == map.end()) first = it;
     Segment& seg = it->second;
     auto& entries = seg.entries;
     for (const ShadowEntry& earlier : entries) {
@@ -51,20 +64,17 @@ void ShadowMemory::access(SpaceKey space, uint64_t lo, uint64_t hi, const Shadow
     ++it;
   }
 
-  // Merge equal neighbours across the touched range (and its edges).
-  auto first = map.lower_bound(lo);
-  if (first != map.begin()) --first;
-  auto last = map.lower_bound(hi);
-  if (last != map.end()) ++last;
-  for (auto cur = first; cur != last && cur != map.end();) {
+  // Merge equal neighbours across the touched range and its two edges.
+  auto cur = first;
+  if (cur != map.begin()) --cur;
+  for (;;) {
     auto next = std::next(cur);
-    if (next != map.end() && next != last && cur->second.hi == next->first &&
-        cur->second.entries == next->second.entries) {
+    if (next == map.end() || next->first > hi) break;
+    if (cur->second.hi == next->first && cur->second.entries == next->second.entries) {
       cur->second.hi = next->second.hi;
       map.erase(next);
       continue;
     }
-    if (next == last) break;
     cur = next;
   }
 }

@@ -129,9 +129,16 @@ class AccessResolver {
   uint64_t inferred_accesses() const { return inferred_accesses_; }
 
  private:
-  // Live regions of one precision class in one space, by base.
-  using LiveMap = std::map<uint64_t, uint32_t>;
+  // Live regions of one precision class in one space, by base (the info
+  // pointer saves a hash lookup per search: unordered_map nodes stay put).
+  struct Live {
+    uint32_t id = 0;
+    const RegionInfo* info = nullptr;
+  };
+  using LiveMap = std::map<uint64_t, Live>;
   enum Tier { kAnnotation, kBlock, kSegment, kTiers };
+  // The finest live region containing [lo, hi) in `space`, or {0, null}.
+  Live find_live(SpaceKey space, uint64_t lo, uint64_t hi) const;
   static Tier tier_of(v1::RegionOrigin origin);
   void set_live(uint32_t id, bool live);
   void add_explicit(const v1::Access& a, SpaceKey default_space, uint32_t index, uint32_t node,
@@ -158,7 +165,7 @@ class AccessResolver {
   std::vector<KernelModeRule> rules_;
   std::unordered_map<uint32_t, RegionInfo> regions_;
   uint32_t regions_defined_ = 0;
-  std::map<SpaceKey, LiveMap> live_[kTiers];
+  std::map<SpaceKey, std::array<LiveMap, kTiers>> live_;  // finest tier first
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;
   std::unordered_map<uint32_t, const KernelModeRule*> rule_cache_;
@@ -169,6 +176,9 @@ class AccessResolver {
   bool infer_blocks_ = true;
   uint64_t inferred_accesses_ = 0;
   std::vector<Located> located_;  // the current kernel's words
+  // Every region ever live lies in [lowest_, highest_): a word outside it
+  // (a scalar argument, mostly) points nowhere, without a search.
+  uint64_t lowest_ = UINT64_MAX, highest_ = 0;
 };
 
 }  // namespace racetrack::race

@@ -60,10 +60,14 @@ class ShadowMemory {
   };
   using Map = std::map<uint64_t, Segment>;
 
-  // Splits so that a segment boundary falls at `at` (if inside a segment).
-  static void split(Map& map, uint64_t at);
+  Map& space(SpaceKey key);
+  // Splits so that a segment boundary falls at `at` (if inside a segment);
+  // returns the first segment starting at or after `at`.
+  static Map::iterator split(Map& map, uint64_t at);
 
   std::map<SpaceKey, Map> spaces_;
+  SpaceKey last_space_ = 0;  // a one-entry cache: accesses come in runs per space
+  Map* last_map_ = nullptr;
 };
 
 }  // namespace racetrack::race
