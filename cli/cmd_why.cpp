@@ -1,8 +1,11 @@
 #include <iostream>
 
+#include "assume_option.h"
+#include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
 #include "racetrack/hb/hb_graph.h"
+#include "racetrack/race/pdl.h"
 
 namespace racetrack::cli {
 namespace {
@@ -10,6 +13,8 @@ namespace {
 struct WhyArgs {
   std::string path;
   uint64_t first = 0, second = 0;
+  CodeModeFlags code_modes;  // whether PDL secondaries wait (rule 1a), as check reads it
+  hb::Assumptions assumptions;
 };
 
 int run_why(const WhyArgs& a) {
@@ -17,7 +22,8 @@ int run_why(const WhyArgs& a) {
     std::cerr << "why: give the earlier op first (" << a.first << " >= " << a.second << ")\n";
     return kExitBadInput;
   }
-  auto graph = hb::HbGraph::build_from_file(a.path, a.first, a.second);
+  race::PdlWaitReader pdl(a.code_modes.table());
+  auto graph = hb::HbGraph::build_from_file(a.path, a.first, a.second, a.assumptions, &pdl);
   if (!graph) {
     std::cerr << graph.error().describe() << "\n";
     return kExitBadInput;
@@ -48,6 +54,8 @@ void add_why(CLI::App& app, int& exit_code) {
   cmd->add_option("FILE", a->path, "trace")->required();
   add_number(cmd, "FIRST", a->first, "seq of the earlier op")->required();
   add_number(cmd, "SECOND", a->second, "seq of the later op")->required();
+  add_code_mode_flags(cmd, a->code_modes);
+  add_assume_option(cmd, a->assumptions);
   cmd->footer("Exit status: 0 ordered, 1 not ordered, 2 bad input.");
   cmd->callback([a, &exit_code] { exit_code = run_why(*a); });
 }

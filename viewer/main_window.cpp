@@ -21,6 +21,9 @@
 #include <QToolBar>
 #include <iostream>
 
+#include "code_modes_setting.h"
+#include "racetrack/race/pdl.h"
+
 namespace racetrack::viewer {
 namespace {
 
@@ -316,7 +319,8 @@ void MainWindow::showChainOfSelection() {
   const std::string path = model_->path();
   std::shared_ptr<const TraceModel> model = model_;
   chain_thread_ = QThread::create([self, path, model, a, b] {
-    auto graph = hb::HbGraph::build_from_file(path, a, b);
+    race::PdlWaitReader pdl(code_modes_for(path));  // rule 1a as the check reads it
+    auto graph = hb::HbGraph::build_from_file(path, a, b, {}, &pdl);
     std::vector<hb::HbEdge> chain;
     QString error;
     if (graph)

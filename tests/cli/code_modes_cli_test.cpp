@@ -100,5 +100,21 @@ TEST_F(CodeModesCli, EveryCommandDocumentsTheFlags) {
   EXPECT_THAT(racetrack("view --help").out, HasSubstr("--no-code-modes"));
 }
 
+// why answers as check does: a PDL secondary whose machine code has no
+// grid-dependency wait is not ordered after its primary; one that waits is,
+// through that wait (rule 1a).
+TEST(WhyCodeModes, PdlSecondaryIsOrderedOnlyThroughItsWait) {
+  TempDir dir;
+  const std::string samples = std::string(RACETRACK_SAMPLES_DIR) + "/c15_pdl_wait_missing";
+  const CliRun race = testing::run_cli(dir, "why " + shell_quote(samples + ".race.pbtxt") + " 1 2");
+  EXPECT_EQ(race.code, 1) << race.out << race.err;
+  EXPECT_THAT(race.out, HasSubstr("#1 does not happen-before #2"));
+  const CliRun resumed = testing::run_cli(dir, "why " + shell_quote(samples + ".race.pbtxt") + " 1 3");
+  EXPECT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  const CliRun clean = testing::run_cli(dir, "why " + shell_quote(samples + ".clean.pbtxt") + " 1 2");
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  EXPECT_THAT(clean.out, HasSubstr("grid-dependency wait (PDL)"));
+}
+
 }  // namespace
 }  // namespace racetrack

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "racetrack/hb/happens_before.h"
@@ -19,20 +20,43 @@ using rt::hb::HbGraph;
 
 namespace {
 
-// Every op's epoch and clock after applying it.
+// Every op's epoch, clock and PDL overlap (rule 1a) after applying it.
 struct Orders {
   std::vector<rt::hb::Epoch> epochs;
   std::vector<rt::hb::VectorClock> clocks;
+  std::vector<rt::hb::PdlUnordered> pdl;
+  bool covers(size_t later, size_t earlier) const {
+    const rt::hb::Epoch e = epochs[earlier];
+    if (e.agent == epochs[later].agent && pdl[later].contains(e.tick)) return false;
+    return clocks[later].covers(e);
+  }
 };
 
-Orders vector_clock_orders(const rt::v1::Chunk& trace) {
+// Whether a PDL secondary waits, from the analyses the trace's modules
+// store (what the checker reads without a code-mode table).
+rt::hb::PdlWaitLookup stored_pdl_facts(const rt::v1::Chunk& trace) {
+  auto waits = std::make_shared<std::map<std::pair<uint32_t, uint32_t>, rt::hb::PdlWait>>();
+  for (const auto& m : trace.modules())
+    for (const auto& f : m.functions())
+      (*waits)[{m.id(), f.name()}] = !f.grid_dependency_wait()  ? rt::hb::PdlWait::kNone
+                                     : f.accesses_before_wait() ? rt::hb::PdlWait::kAccessesBefore
+                                                                : rt::hb::PdlWait::kWaits;
+  return [waits](const rt::v1::Kernel& k) {
+    auto it = waits->find({k.module(), k.name()});
+    return it == waits->end() ? rt::hb::PdlWait::kUnknown : it->second;
+  };
+}
+
+Orders vector_clock_orders(const rt::v1::Chunk& trace, const rt::hb::PdlWaitLookup& pdl) {
   HappensBefore hb;
   hb.add_entities(trace);
+  hb.set_pdl_wait_lookup(pdl);
   Orders o;
   for (const auto& op : trace.ops()) {
     const auto order = hb.apply(op);
     o.epochs.push_back(order.epoch);
     o.clocks.push_back(*order.clock);
+    o.pdl.push_back(order.pdl);
   }
   return o;
 }
@@ -46,15 +70,16 @@ constexpr size_t kMaxPairs = 40000;
 #endif
 
 size_t expect_agreement(const rt::v1::Chunk& trace, const std::string& what, size_t max_pairs = kMaxPairs) {
-  const Orders o = vector_clock_orders(trace);
+  const rt::hb::PdlWaitLookup pdl = stored_pdl_facts(trace);
+  const Orders o = vector_clock_orders(trace, pdl);
   const auto& ops = trace.ops();
-  const HbGraph graph = HbGraph::build(trace, ops[0].seq(), ops[ops.size() - 1].seq());
+  const HbGraph graph = HbGraph::build(trace, ops[0].seq(), ops[ops.size() - 1].seq(), {}, pdl);
   const size_t n = static_cast<size_t>(ops.size());
   const size_t stride = std::max<size_t>(1, n * n / 2 / max_pairs);
   size_t compared = 0, ordered = 0;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1 + (i % stride); j < n; j += stride) {
-      const bool by_clock = o.clocks[j].covers(o.epochs[i]);
+      const bool by_clock = o.covers(j, i);
       const bool by_graph = graph.ordered(ops[i].seq(), ops[j].seq());
       EXPECT_EQ(by_clock, by_graph) << what << ": #" << ops[i].seq() << " -> #" << ops[j].seq();
       ++compared;

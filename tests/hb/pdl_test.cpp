@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "racetrack/hb/happens_before.h"
+#include "racetrack/hb/hb_graph.h"
 #include "racetrack/traces/builder.h"
 
 namespace rt = racetrack;
@@ -36,10 +37,11 @@ class Pdl : public ::testing::Test {
     trace = b.take();
     hb.add_entities(trace);
     if (with_lookup)
-      hb.set_pdl_wait_lookup([this](const rt::v1::Kernel& k) {
+      lookup_used = [this](const rt::v1::Kernel& k) {
         auto it = waits.find(k.name());
         return it == waits.end() ? PdlWait::kUnknown : it->second;
-      });
+      };
+    hb.set_pdl_wait_lookup(lookup_used);
     for (const auto& op : trace.ops()) {
       ASSERT_EQ(hb.cannot_apply(op), "");
       rt::hb::OpOrder o = hb.apply(op);
@@ -47,6 +49,16 @@ class Pdl : public ::testing::Test {
       orders.push_back(o);
     }
     for (size_t i = 0; i < orders.size(); ++i) orders[i].clock = &clocks[i];
+  }
+
+  // The explicit graph (racetrack why, the viewer's chains) encodes rule 1a
+  // on its own; after every test it must agree with the clocks on each pair.
+  void TearDown() override {
+    if (orders.empty()) return;
+    const auto graph = rt::hb::HbGraph::build(trace, 1, orders.size(), {}, lookup_used);
+    for (size_t i = 1; i <= orders.size(); ++i)
+      for (size_t j = i + 1; j <= orders.size(); ++j)
+        EXPECT_EQ(graph.ordered(i, j), ordered(i, j)) << "#" << i << " -> #" << j;
   }
 
   // Whether op `later` (1-based seq) is ordered after op `earlier`.
@@ -62,6 +74,7 @@ class Pdl : public ::testing::Test {
   HappensBefore hb;
   std::deque<rt::hb::VectorClock> clocks;
   std::vector<rt::hb::OpOrder> orders;
+  rt::hb::PdlWaitLookup lookup_used;
 };
 
 TEST_F(Pdl, SecondaryWithoutWaitIsUnorderedWithItsPrimaryOnly) {

@@ -15,6 +15,7 @@ std::string_view edge_kind_name(EdgeKind kind) {
     case EdgeKind::kEvent: return "event";
     case EdgeKind::kHost: return "host";
     case EdgeKind::kLegacy: return "legacy default stream";
+    case EdgeKind::kProgrammatic: return "grid-dependency wait (PDL)";
     default: return "graph";
   }
 }
@@ -25,14 +26,27 @@ std::string_view edge_kind_name(EdgeKind kind) {
 // (a sync, a blocking copy) makes that work part of the chain.
 class HbGraph::Builder {
  public:
-  Builder(HbGraph& g, uint64_t from, uint64_t to, const Assumptions& assume)
-      : g_(g), from_(from), to_(to), assume_(assume) {}
+  // Rule 1a needs what the vector clocks know (whether the launching thread
+  // already saw the primary complete), so they run alongside from the
+  // trace's first op.
+  Builder(HbGraph& g, uint64_t from, uint64_t to, const Assumptions& assume, const PdlWaitLookup& pdl)
+      : g_(g), from_(from), to_(to), assume_(assume), clocks_(assume), pdl_(pdl) {
+    clocks_.set_pdl_wait_lookup(pdl);
+  }
 
   void add_entities(const v1::Chunk& chunk) {
     for (const auto& s : chunk.streams()) streams_[s.id()] = {s.flags(), s.device()};
+    clocks_.add_entities(chunk);
   }
 
   void add(const v1::Op& op) {
+    PdlUnordered pdl;
+    uint64_t tick = 0;
+    if (clocks_.cannot_apply(op).empty()) {
+      const OpOrder order = clocks_.apply(op);
+      pdl = order.pdl;
+      tick = order.epoch.tick;
+    }
     if (op.seq() < from_ || op.seq() > to_) return;
     const Vertex v = boost::add_vertex(g_.graph_);
     g_.seq_.push_back(op.seq());
@@ -52,7 +66,7 @@ class HbGraph::Builder {
       const CopyJoin copy = op.has_memcpy() ? copy_join(op.memcpy(), assume_) : CopyJoin::kNone;
       if (copy == CopyJoin::kStaged)
         for (Vertex w : stream_tails_seen_by_sync(op.stream())) staged.push_back(w);
-      edge(last_on_stream_[op.stream()], op.has_graph() ? EdgeKind::kGraph : EdgeKind::kStream);
+      add_stream_edges(op, v, pdl, tick);
       if (flags == v1::STREAM_LEGACY_DEFAULT) {
         for (const auto& [id, info] : streams_)
           if (id != op.stream() && info.second == device && blocking(info.first))
@@ -72,6 +86,7 @@ class HbGraph::Builder {
       }
       if (op.has_record()) last_record_[op.record().event()] = v;
       last_on_stream_[op.stream()] = v;
+      last_was_kernel_[op.stream()] = op.has_kernel();
       // The call returns after the copy or memset.
       if (copy == CopyJoin::kJoin || (op.has_memset() && memset_joins_host(op.memset()))) {
         host = v;
@@ -107,21 +122,76 @@ class HbGraph::Builder {
   static bool blocking(v1::StreamFlags f) {
     return f == v1::STREAM_BLOCKING || f == v1::STREAM_PER_THREAD_DEFAULT;
   }
+  // Stream order (rule 1), or rule 1a for a PDL secondary: it follows its
+  // primary only through a grid-dependency wait, and otherwise only the
+  // stream's work before what it overlaps; the op after it follows all of
+  // them again. Each op reaches every earlier op of its stream except those
+  // it overlaps, so an edge from an op and from what it overlapped covers
+  // all of the stream's work up to that op.
+  void add_stream_edges(const v1::Op& op, Vertex v, const PdlUnordered& pdl, uint64_t tick) {
+    const uint32_t stream = op.stream();
+    auto edge = [&](Vertex from, EdgeKind kind) {
+      if (from != v) boost::add_edge(from, v, kind, g_.graph_);
+    };
+    auto edges_from = [&](const StreamOp& earlier, EdgeKind kind) {
+      edge(earlier.vertex, kind);
+      for (Vertex w : earlier.overlapped) edge(w, EdgeKind::kStream);
+    };
+    if (!tick) {  // an op the clocks refused (only in an unvalidated trace): plain stream order
+      if (auto last = last_on_stream_[stream]) edge(*last, EdgeKind::kStream);
+      return;
+    }
+    const StreamOp* last = op_at(stream, tick - 1);
+    StreamOp self{v, {}};
+    if (pdl.empty()) {
+      const bool waits = op.has_kernel() && op.kernel().programmatic_stream_serialization() &&
+                         last_was_kernel_[stream] && pdl_ && pdl_(op.kernel()) == PdlWait::kWaits;
+      if (last) edges_from(*last, op.has_graph() ? EdgeKind::kGraph : waits ? EdgeKind::kProgrammatic : EdgeKind::kStream);
+    } else {
+      if (pdl.wait == PdlWait::kWaits) {
+        if (last) edge(last->vertex, EdgeKind::kProgrammatic);
+      } else if (const StreamOp* before = op_at(stream, pdl.lo - 1)) {
+        edges_from(*before, EdgeKind::kStream);
+      }
+      for (uint64_t t = pdl.lo; t <= pdl.hi; ++t)
+        if (const StreamOp* w = op_at(stream, t)) self.overlapped.push_back(w->vertex);
+    }
+    by_tick_[stream][tick] = std::move(self);
+  }
+  struct StreamOp {
+    Vertex vertex;
+    std::vector<Vertex> overlapped;  // earlier ops of its stream it is not ordered after (rule 1a)
+  };
+  const StreamOp* op_at(uint32_t stream, uint64_t tick) const {
+    auto s = by_tick_.find(stream);
+    if (!tick || s == by_tick_.end()) return nullptr;
+    auto it = s->second.find(tick);
+    return it == s->second.end() ? nullptr : &it->second;
+  }
+  // The ops a wait for a stream's completed work covers: its last, and
+  // whatever that one (a PDL secondary) overlapped.
+  void add_tails(uint32_t stream, std::vector<Vertex>& out) {
+    if (auto last = last_on_stream_[stream]) out.push_back(*last);
+    auto s = by_tick_.find(stream);
+    if (s != by_tick_.end() && !s->second.empty())
+      for (Vertex w : s->second.rbegin()->second.overlapped) out.push_back(w);
+  }
   // The last ops a wait for `stream` covers: its own, and for the legacy
   // default stream those of its device's blocking streams.
   std::vector<Vertex> stream_tails_seen_by_sync(uint32_t stream) {
     std::vector<Vertex> out;
-    if (auto last = last_on_stream_[stream]) out.push_back(*last);
+    add_tails(stream, out);
     const auto [flags, device] = streams_[stream];
     if (flags != v1::STREAM_LEGACY_DEFAULT) return out;
     for (const auto& [id, info] : streams_)
-      if (id != stream && info.second == device && blocking(info.first))
-        if (auto last = last_on_stream_[id]) out.push_back(*last);
+      if (id != stream && info.second == device && blocking(info.first)) add_tails(id, out);
     return out;
   }
   void join_all(Vertex v) {
-    for (const auto& [id, last] : last_on_stream_)
-      if (last && *last != v) boost::add_edge(*last, v, EdgeKind::kHost, g_.graph_);
+    std::vector<Vertex> tails;
+    for (const auto& [id, last] : last_on_stream_) add_tails(id, tails);
+    for (Vertex w : tails)
+      if (w != v) boost::add_edge(w, v, EdgeKind::kHost, g_.graph_);
   }
 
   HbGraph& g_;
@@ -131,27 +201,36 @@ class HbGraph::Builder {
   std::map<uint32_t, std::optional<Vertex>> last_on_stream_, last_record_, host_point_, last_legacy_,
       last_barrier_;
   std::map<uint32_t, std::vector<Vertex>> staged_joins_;  // thread -> what its last staged copy waited for
+  HappensBefore clocks_;
+  PdlWaitLookup pdl_;
+  std::map<uint32_t, std::map<uint64_t, StreamOp>> by_tick_;  // stream -> its ops in the window by tick
+  std::map<uint32_t, bool> last_was_kernel_;
 };
 
 HbGraph HbGraph::build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq,
-                       const Assumptions& assumptions) {
+                       const Assumptions& assumptions, const PdlWaitLookup& pdl) {
   HbGraph g;
-  Builder b(g, from_seq, to_seq, assumptions);
+  Builder b(g, from_seq, to_seq, assumptions, pdl);
   b.add_entities(trace);
   for (const auto& op : trace.ops()) b.add(op);
   return g;
 }
 
 Result<HbGraph> HbGraph::build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq,
-                                         const Assumptions& assumptions) {
+                                         const Assumptions& assumptions, PdlWaitSource* pdl) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   HbGraph g;
-  Builder b(g, from_seq, to_seq, assumptions);
+  TraceTables tables;
+  PdlWaitLookup lookup;
+  if (pdl) lookup = [pdl, &tables](const v1::Kernel& k) { return pdl->wait(k, tables); };
+  Builder b(g, from_seq, to_seq, assumptions, lookup);
   for (;;) {
     auto chunk = source->read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
+    tables.add(**chunk);
+    if (pdl) pdl->add_chunk(**chunk, tables);
     b.add_entities(**chunk);
     for (const auto& op : (*chunk)->ops()) {
       if (op.seq() > to_seq) return g;

@@ -1,6 +1,7 @@
 #include "racetrack/race/checker.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -79,7 +80,6 @@ struct Checker::State {
         resolver(o.kernel_modes, o.code_modes),
         pdl_facts(o.code_modes) {
     tables.set_keep_regions(false);
-    sides.reserve(gc_threshold);  // no regrowth copies before the first collection
     resolver.set_infer_blocks(o.infer_blocks);
     hb.set_pdl_wait_lookup(pdl_facts.lookup(tables));
   }
@@ -104,7 +104,7 @@ struct Checker::State {
   PdlWaitFacts pdl_facts;  // for hb's rule 1a
   RecordedEvents recorded;
   ShadowMemory shadow;
-  std::vector<HazardSide> sides;
+  std::deque<HazardSide> sides;  // grows in blocks: no copies as it grows
   std::vector<uint32_t> free_sides;
   size_t gc_threshold = 1 << 16;
   std::vector<ResolvedAccess> accesses;

@@ -35,6 +35,11 @@ hb::PdlWaitLookup PdlWaitFacts::lookup(const TraceTables& tables) const {
   return [this, &tables](const v1::Kernel& k) { return find(k, tables); };
 }
 
+void PdlWaitReader::add_chunk(const v1::Chunk& chunk, const TraceTables& tables) {
+  if (table_) table_->add_modules(chunk, tables);
+  facts_.add_modules(chunk, tables);
+}
+
 std::string pdl_explanation(const Hazard& h, const TraceTables& tables) {
   const std::string second =
       "#" + std::to_string(h.second.seq) + " on " + tables.stream_label(h.second.stream);

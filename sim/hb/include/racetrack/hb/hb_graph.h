@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "racetrack/hb/assumptions.h"
+#include "racetrack/hb/pdl.h"
 #include "racetrack/traces/container.h"
+#include "racetrack/traces/tables.h"
 
 namespace racetrack::hb {
 
-enum class EdgeKind { kStream, kEvent, kHost, kLegacy, kGraph };
+// kProgrammatic: a PDL secondary's grid-dependency wait (rule 1a).
+enum class EdgeKind { kStream, kEvent, kHost, kLegacy, kGraph, kProgrammatic };
 std::string_view edge_kind_name(EdgeKind kind);
 
 struct HbEdge {
@@ -25,14 +28,25 @@ struct HbEdge {
   bool operator==(const HbEdge&) const = default;
 };
 
+// Where rule 1a's facts (does a kernel's machine code wait for its grid
+// dependencies?) come from for a graph read from a file: each chunk is
+// handed over before its ops, for the modules it carries.
+class PdlWaitSource {
+ public:
+  virtual ~PdlWaitSource() = default;
+  virtual void add_chunk(const v1::Chunk& chunk, const TraceTables& tables) = 0;
+  virtual PdlWait wait(const v1::Kernel& kernel, const TraceTables& tables) const = 0;
+};
+
 class HbGraph {
  public:
   // The DAG of the ops with from_seq <= seq <= to_seq. Paths between two ops
-  // of the window never leave it (every edge goes forward in seq).
+  // of the window never leave it (every edge goes forward in seq). Without
+  // PDL facts every PDL secondary's code counts as unknown (not waiting).
   static HbGraph build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq,
-                       const Assumptions& assumptions = {});
+                       const Assumptions& assumptions = {}, const PdlWaitLookup& pdl = {});
   static Result<HbGraph> build_from_file(const std::string& path, uint64_t from_seq, uint64_t to_seq,
-                                         const Assumptions& assumptions = {});
+                                         const Assumptions& assumptions = {}, PdlWaitSource* pdl = nullptr);
 
   bool contains(uint64_t seq) const { return index_.count(seq) > 0; }
   // A shortest chain of edges from a to b (empty when a does not

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "racetrack/hb/hb_graph.h"
 #include "racetrack/hb/pdl.h"
 #include "racetrack/race/code_modes.h"
 #include "racetrack/race/hazard.h"
@@ -32,6 +33,22 @@ class PdlWaitFacts {
  private:
   std::shared_ptr<const CodeModeTable> table_;
   std::map<std::pair<uint32_t, std::string>, hb::PdlWait> stored_;  // (module, kernel name)
+};
+
+// Rule 1a's facts for a happens-before graph read from a file (racetrack
+// why, the viewer's chains), as the checker finds them: each chunk's modules
+// go into the code-mode table, or without one their stored analyses count.
+class PdlWaitReader : public hb::PdlWaitSource {
+ public:
+  explicit PdlWaitReader(std::shared_ptr<CodeModeTable> table) : table_(table), facts_(table) {}
+  void add_chunk(const v1::Chunk& chunk, const TraceTables& tables) override;
+  hb::PdlWait wait(const v1::Kernel& kernel, const TraceTables& tables) const override {
+    return facts_.find(kernel, tables);
+  }
+
+ private:
+  std::shared_ptr<CodeModeTable> table_;
+  PdlWaitFacts facts_;
 };
 
 // Why the pair of a PDL hazard (Hazard::pdl) is unordered, and what to do.
