@@ -120,25 +120,6 @@ SideExtents memset_extents(const v1::Memset& m) {
   return SideExtents::pitched(m.dst(), p.width(), p.height(), p.depth(), p.dst_pitch(), p.dst_slice_pitch());
 }
 
-CopyRuns::CopyRuns(const v1::Memcpy& c) {
-  if (c.dst_unknown() || c.src_unknown()) return;
-  if (!c.has_pitched()) {
-    dst_ = SideExtents::contiguous(c.dst(), c.bytes());
-    src_ = SideExtents::contiguous(c.src(), c.bytes());
-    return;
-  }
-  const v1::Pitched& p = c.pitched();
-  const uint64_t w = p.width(), h = p.height(), d = depth_of(p);
-  if (w == 0 || h == 0) return;  // both empty
-  const uint64_t dst_slice = slice_pitch_of(p.dst_slice_pitch(), p.dst_pitch(), h);
-  const uint64_t src_slice = slice_pitch_of(p.src_slice_pitch(), p.src_pitch(), h);
-  // Rows of the pair merge only where they abut on both sides.
-  const bool rows = h == 1 || (p.dst_pitch() == w && p.src_pitch() == w);
-  const bool slices = d == 1 || (dst_slice == w * h && src_slice == w * h);
-  dst_ = SideExtents::make(c.dst(), w, h, d, p.dst_pitch(), dst_slice, rows, slices);
-  src_ = SideExtents::make(c.src(), w, h, d, p.src_pitch(), src_slice, rows, slices);
-}
-
 std::optional<std::string> shape_error(const v1::Memcpy& c) {
   if (!c.has_pitched()) return std::nullopt;
   const v1::Pitched& p = c.pitched();

@@ -33,7 +33,6 @@ class SideExtents {
 
   uint64_t count() const { return rows_ * slices_; }
   uint64_t run_bytes() const { return width_; }
-  uint64_t total_bytes() const { return count() * width_; }
   // Byte offset of run i from the base.
   uint64_t offset(uint64_t i) const { return (i / rows_) * slice_pitch_ + (i % rows_) * pitch_; }
   ByteRange run(uint64_t i) const { return {base_ + offset(i), base_ + offset(i) + width_}; }
@@ -42,7 +41,6 @@ class SideExtents {
   bool strided() const { return count() > 1; }
 
  private:
-  friend class CopyRuns;
   static SideExtents make(uint64_t base, uint64_t width, uint64_t height, uint64_t depth, uint64_t pitch,
                           uint64_t slice_pitch, bool merge_rows, bool merge_slices);
 
@@ -53,25 +51,10 @@ SideExtents dst_extents(const v1::Memcpy& c);
 SideExtents src_extents(const v1::Memcpy& c);
 SideExtents memset_extents(const v1::Memset& m);
 
-// The rows of a copy, destination and source paired: run i copies
-// run_bytes() bytes from src + src_offset(i) to dst + dst_offset(i). Rows
-// are merged only where both sides are contiguous across them. A copy with
-// an unknown side has no runs.
-class CopyRuns {
- public:
-  explicit CopyRuns(const v1::Memcpy& c);
-  uint64_t count() const { return dst_.count(); }
-  uint64_t run_bytes() const { return dst_.run_bytes(); }
-  uint64_t dst_offset(uint64_t i) const { return dst_.offset(i); }
-  uint64_t src_offset(uint64_t i) const { return src_.offset(i); }
-
- private:
-  SideExtents dst_, src_;
-};
-
-// What is wrong with an op's shape (width above a pitch, a zero height, a
-// byte count that is not width * height * depth, a range that overflows the
-// address space), or nothing. `what` names the op ("memcpy", "memset").
+// What is wrong with an op's shape (a pitch below the row width,
+// overlapping slices, a byte count that is not width * height * depth, a
+// side that overflows the address space), or nothing; the message starts
+// with "memcpy" or "memset" and names the side.
 std::optional<std::string> shape_error(const v1::Memcpy& c);
 std::optional<std::string> shape_error(const v1::Memset& m);
 
