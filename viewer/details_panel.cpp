@@ -9,6 +9,7 @@
 #include "racetrack/race/fix.h"
 #include "racetrack/race/report.h"
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/extents.h"
 #include "racetrack/traces/timeline.h"
 #include "timeline_layout.h"
 
@@ -319,6 +320,25 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
                                        a.arg_index() ? tr(", argument %1").arg(a.arg_index()) : QString()));
     }
   };
+  // A copy's or memset's side: its range, or for a pitched shape its hull
+  // marked strided, with the rows (extents.h) listed under it.
+  auto side_extents = [&](const QString& what, race::SpaceKey space, const SideExtents& e,
+                          const QString& extra) {
+    const ByteRange hull = e.hull();
+    const QString strided =
+        e.strided() ? tr(", strided: %1 runs of %2").arg(e.count()).arg(q(format_bytes(e.run_bytes())))
+                    : QString();
+    add(what, space, hull.lo, hull.size(), region_name(region_at(t, space, hull.lo, op.seq())),
+        extra + strided);
+    if (!e.strided()) return;
+    QTreeWidgetItem* rows = accesses->child(accesses->childCount() - 1);
+    constexpr uint64_t kRowsShown = 16;
+    for (uint64_t i = 0; i < std::min(e.count(), kRowsShown); ++i) {
+      const ByteRange run = e.run(i);
+      row(rows, tr("run %1").arg(i), range_text(run.lo, run.hi));
+    }
+    if (e.count() > kRowsShown) row(rows, tr("..."), tr("%1 more runs").arg(e.count() - kRowsShown));
+  };
   const v1::Stream* stream = t.stream(op.stream());
   const race::SpaceKey device_space = race::device_space(stream ? stream->device() : 0);
   switch (op.what_case()) {
@@ -326,16 +346,14 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
       const v1::Memcpy& c = op.memcpy();
       const race::SpaceKey src = race::space_key(c.src_space(), c.src_device());
       const race::SpaceKey dst = race::space_key(c.dst_space(), c.dst_device());
-      add(tr("R source"), src, c.src(), c.bytes(), region_name(region_at(t, src, c.src(), op.seq())),
-          QStringLiteral("  ") + q(space_name(c.src_space())));
-      add(tr("W destination"), dst, c.dst(), c.bytes(), region_name(region_at(t, dst, c.dst(), op.seq())),
-          QStringLiteral("  ") + q(space_name(c.dst_space())));
+      side_extents(tr("R source"), src, src_extents(c), QStringLiteral("  ") + q(space_name(c.src_space())));
+      side_extents(tr("W destination"), dst, dst_extents(c),
+                   QStringLiteral("  ") + q(space_name(c.dst_space())));
       break;
     }
     case v1::Op::kMemset: {
       const race::SpaceKey space = race::space_key(op.memset().space(), stream ? stream->device() : 0);
-      add(tr("W destination"), space, op.memset().dst(), op.memset().bytes(),
-          region_name(region_at(t, space, op.memset().dst(), op.seq())), QString());
+      side_extents(tr("W destination"), space, memset_extents(op.memset()), QString());
       break;
     }
     case v1::Op::kKernel: listed(op.kernel().accesses(), device_space); break;
@@ -388,6 +406,8 @@ void DetailsPanel::addArguments(QTreeWidgetItem* s, const v1::Op& op) {
       row(args, tr("src"), hexq(c.src()) + QStringLiteral(" ") + q(space_name(c.src_space())));
       row(args, tr("dst"), hexq(c.dst()) + QStringLiteral(" ") + q(space_name(c.dst_space())));
       row(args, tr("async"), yes(c.async()));
+      if (c.has_pitched()) row(args, tr("shape"), q(describe_shape(c.pitched(), true)));
+      if (c.symbol()) row(args, tr("symbol"), q(t.string(c.symbol())));
       break;
     }
     case v1::Op::kMemset:
@@ -395,6 +415,7 @@ void DetailsPanel::addArguments(QTreeWidgetItem* s, const v1::Op& op) {
       row(args, tr("bytes"), q(format_bytes(op.memset().bytes())));
       row(args, tr("value"), QString::number(op.memset().value()));
       row(args, tr("async"), yes(op.memset().async()));
+      if (op.memset().has_pitched()) row(args, tr("shape"), q(describe_shape(op.memset().pitched(), false)));
       break;
     case v1::Op::kRecord:
       row(args, tr("event"), q(t.event_label(op.record().event())));

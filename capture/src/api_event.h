@@ -11,8 +11,8 @@ namespace racetrack::capture {
 enum class ApiKind : uint8_t {
   kUnknown = 0,
   kLaunch,         // cuLaunchKernel[Ex], cuLaunchCooperativeKernel
-  kMemcpy,         // cudaMemcpy[Async], cuMemcpy*[Async]
-  kMemset,         // cudaMemset[Async], cuMemsetD*[Async]
+  kMemcpy,         // cudaMemcpy[2D|3D|Batch|Symbol][Async], cuMemcpy*[Async]
+  kMemset,         // cudaMemset[2D|3D][Async], cuMemsetD*[2D*][Async]
   kEventRecord,    // cudaEventRecord[WithFlags], cuEventRecord[WithFlags]
   kStreamWait,     // cudaStreamWaitEvent, cuStreamWaitEvent
   kStreamSync,     // cudaStreamSynchronize, cuStreamSynchronize
@@ -45,6 +45,7 @@ enum class ApiKind : uint8_t {
   kModuleLoaded,      // resource callback: handle = CUPTI module id, bytes = image size,
                       // correlation = the API call in flight on the thread (0 = none)
   kModuleLoad,        // cuModuleLoad[Data[Ex]|FatBinary]: handle = the CUmodule (read at EXIT)
+  kHostFunc,          // cudaLaunchHostFunc / cuLaunchHostFunc / cudaStreamAddCallback: handle = the function
 };
 
 enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kNvtx = 2, kResource = 3 };
@@ -56,6 +57,16 @@ enum ApiFlag : uint16_t {
   // A launch with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION set
   // to non-zero (programmatic dependent launch).
   kFlagProgrammatic = 1 << 2,
+  // A 2D / 3D copy or memset whose shape is in the payload
+  // (copy_shape_words.h).
+  kFlagPitched = 1 << 3,
+  // cudaMemcpyBatchAsync / cuMemcpyBatchAsync: one (dst, src, bytes) triple
+  // per copy in the payload (copy_shape_words.h).
+  kFlagBatch = 1 << 4,
+  // cudaMemcpyToSymbol / FromSymbol: the symbol side's device address is
+  // not known at the call (0), handle = the symbol's host shadow.
+  kFlagDstUnknown = 1 << 5,
+  kFlagSrcUnknown = 1 << 6,
 };
 
 inline constexpr uint32_t kNoId = 0xFFFFFFFFu;
@@ -84,12 +95,13 @@ struct ApiEvent {
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
   uint32_t shared_mem = 0;
-  uint32_t element_size = 0;     // memset element size (1, 2, 4), rows for 2D copies
+  uint32_t element_size = 0;     // memset element size (1, 2, 4)
   uint64_t graph_node = 0;       // CUPTI node id created inside this call (capture)
   uint64_t module = 0;           // launches: the CUmodule holding the function, 0 = unknown
   // Variable-length data in the log's payload area: argument words for
   // launches (the packed parameter buffer split into 8-byte words), message
-  // bytes for NVTX.
+  // bytes for NVTX, the shape of pitched and batched copies
+  // (copy_shape_words.h).
   uint32_t payload_offset = 0;
   uint32_t payload_words = 0;
   uint32_t payload_bytes = 0;    // exact byte length (NVTX text)

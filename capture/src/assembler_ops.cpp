@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "copy_shape_words.h"
 #include "racetrack/traces/describe.h"
 
 namespace racetrack::capture {
@@ -116,8 +117,21 @@ void fill_kernel(v1::Kernel& kernel, const ApiEvent& event, std::span<const uint
   for (const AnnotatedAccess& a : accesses) *kernel.add_accesses() = annotated_access(a, regions);
 }
 
-void fill_memcpy(v1::Memcpy& copy, const ApiEvent& event, const CopyRecord* record, uint32_t device,
-                 const RegionTable& regions) {
+// A 2D / 3D shape from the payload words (copy_shape_words.h).
+void fill_pitched(v1::Pitched& pitched, const ApiEvent& event, std::span<const uint64_t> words, bool copy) {
+  if (!(event.flags & kFlagPitched) || words.size() < kPitchedWords) return;
+  pitched.set_width(words[kWidth]);
+  pitched.set_height(words[kHeight]);
+  pitched.set_depth(words[kDepth] > 1 ? words[kDepth] : 0);
+  pitched.set_dst_pitch(words[kDstPitch]);
+  pitched.set_dst_slice_pitch(words[kDstSlicePitch]);
+  if (!copy) return;
+  pitched.set_src_pitch(words[kSrcPitch]);
+  pitched.set_src_slice_pitch(words[kSrcSlicePitch]);
+}
+
+void fill_memcpy(v1::Memcpy& copy, const ApiEvent& event, std::span<const uint64_t> words,
+                 const CopyRecord* record, uint32_t device, const RegionTable& regions) {
   v1::CopyDirection direction = direction_of_value(event.value);
   if (record && direction_of_record(record->copy_kind) != v1::COPY_DEFAULT)
     direction = direction_of_record(record->copy_kind);
@@ -138,10 +152,14 @@ void fill_memcpy(v1::Memcpy& copy, const ApiEvent& event, const CopyRecord* reco
   const bool peer = record && record->peer;
   copy.set_dst_device(peer ? record->dst_device : device);
   copy.set_src_device(peer ? record->src_device : device);
+  if (event.flags & kFlagPitched) fill_pitched(*copy.mutable_pitched(), event, words, true);
+  // A symbol side stays unknown unless the nested driver copy named it.
+  copy.set_dst_unknown((event.flags & kFlagDstUnknown) && event.dst == 0);
+  copy.set_src_unknown((event.flags & kFlagSrcUnknown) && event.src == 0);
 }
 
-void fill_memset(v1::Memset& memset, const ApiEvent& event, const MemsetRecord* record,
-                 const RegionTable& regions) {
+void fill_memset(v1::Memset& memset, const ApiEvent& event, std::span<const uint64_t> words,
+                 const MemsetRecord* record, const RegionTable& regions) {
   const uint64_t bytes = bytes_within_address_space(event.bytes ? event.bytes
                                                     : record    ? record->bytes
                                                                 : 0,
@@ -154,6 +172,8 @@ void fill_memset(v1::Memset& memset, const ApiEvent& event, const MemsetRecord* 
   const LiveRegion* region = regions.containing(event.dst, std::max<uint64_t>(bytes, 1));
   memset.set_space(space ? *space : region ? region->space : v1::SPACE_DEVICE);
   memset.set_async(event.flags & kFlagAsync);
+  if (event.element_size > 1) memset.set_element_size(event.element_size);
+  if (event.flags & kFlagPitched) fill_pitched(*memset.mutable_pitched(), event, words, false);
 }
 
 }  // namespace racetrack::capture

@@ -20,11 +20,12 @@ v1::Access annotated_access(const AnnotatedAccess& a, const RegionTable& regions
 void fill_kernel(v1::Kernel& kernel, const ApiEvent& event, std::span<const uint64_t> words,
                  const KernelRecord* record, std::span<const AnnotatedAccess> accesses, TraceOutput& out,
                  const RegionTable& regions);
-// `device` is the device of the copy's stream.
-void fill_memcpy(v1::Memcpy& copy, const ApiEvent& event, const CopyRecord* record, uint32_t device,
-                 const RegionTable& regions);
-void fill_memset(v1::Memset& memset, const ApiEvent& event, const MemsetRecord* record,
-                 const RegionTable& regions);
+// `device` is the device of the copy's stream; `words` the event's payload
+// (a pitched shape, copy_shape_words.h).
+void fill_memcpy(v1::Memcpy& copy, const ApiEvent& event, std::span<const uint64_t> words,
+                 const CopyRecord* record, uint32_t device, const RegionTable& regions);
+void fill_memset(v1::Memset& memset, const ApiEvent& event, std::span<const uint64_t> words,
+                 const MemsetRecord* record, const RegionTable& regions);
 
 // The space MEMORY2 and copy records give, nullopt for unknown kinds.
 std::optional<v1::AddressSpace> space_of_kind(MemoryKind kind);

@@ -31,8 +31,10 @@ struct CallTables {
 };
 
 CallTables merge_families() {
-  const std::array families = {launch_calls(), copy_calls(),  memset_calls(), memory_calls(),
-                               sync_calls(),   graph_calls(), module_calls(), nvtx_calls()};
+  const std::array families = {
+      launch_calls(), copy_calls(),           pitched_copy_calls(), batch_copy_calls(), symbol_copy_calls(),
+      memset_calls(), pitched_memset_calls(), memory_calls(),       sync_calls(),       host_func_calls(),
+      graph_calls(),  module_calls(),         nvtx_calls()};
   CallTables tables;
   for (const std::span<const CallSpec> family : families) {
     for (const CallSpec& call : family) {
@@ -65,6 +67,7 @@ bool names_stream(ApiKind kind) {
     case kLaunch:
     case kMemcpy:
     case kMemset:
+    case kHostFunc:
     case kEventRecord:
     case kStreamWait:
     case kStreamSync:

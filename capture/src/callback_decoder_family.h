@@ -1,6 +1,7 @@
 // What the callback decoder's API families are made of. Each family
-// (callback_decoder_<family>.cpp: launches, copies, memsets, memory,
-// sync, graphs, modules, nvtx) lists its recorded callbacks in a table of CallSpecs,
+// (callback_decoder_<family>.cpp: launches, copies, copies_2d, copies_batch,
+// symbols, memsets, memsets_2d, memory, sync, host_funcs, graphs, modules,
+// nvtx) lists its recorded callbacks in a table of CallSpecs,
 // each with the reader that takes that call's fields from its parameter
 // struct (docs/cupti-notes.md §3.2); callback_decoder.cpp merges the tables and
 // dispatches. Every field read is pinned by a static_assert with the CUDA
@@ -9,6 +10,7 @@
 #pragma once
 #include <cupti.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -75,9 +77,14 @@ constexpr bool has_duplicates(std::span<const CallSpec> calls) {
 // The families' tables.
 std::span<const CallSpec> launch_calls();
 std::span<const CallSpec> copy_calls();
+std::span<const CallSpec> pitched_copy_calls();
+std::span<const CallSpec> batch_copy_calls();
+std::span<const CallSpec> symbol_copy_calls();
 std::span<const CallSpec> memset_calls();
+std::span<const CallSpec> pitched_memset_calls();
 std::span<const CallSpec> memory_calls();
 std::span<const CallSpec> sync_calls();
+std::span<const CallSpec> host_func_calls();
 std::span<const CallSpec> graph_calls();
 std::span<const CallSpec> module_calls();
 std::span<const CallSpec> nvtx_calls();
@@ -151,6 +158,26 @@ constexpr uint64_t kPerThreadStreamHandle = 0x2;
 inline void set_stream(ApiEvent& event, uint64_t stream) {
   event.stream = stream;
   if (stream == kPerThreadStreamHandle) event.flags |= kFlagPerThreadStream;
+}
+
+// Room for `count` payload words of the event, all or nothing: nullptr (and
+// no words taken) when there is too little.
+inline uint64_t* reserve_words(uint32_t count, ApiEvent& event, Payload& payload) {
+  event.payload_offset = payload.used;
+  event.payload_words = 0;
+  if (payload.words == nullptr || payload.used > payload.capacity || payload.capacity - payload.used < count)
+    return nullptr;
+  uint64_t* out = payload.words + payload.used;
+  payload.used += count;
+  event.payload_words = count;
+  return out;
+}
+
+inline bool append_words(const uint64_t* words, uint32_t count, ApiEvent& event, Payload& payload) {
+  uint64_t* out = reserve_words(count, event, payload);
+  if (out == nullptr) return false;
+  std::copy(words, words + count, out);
+  return true;
 }
 
 // Readers below take one family of parameter structs and return true (the

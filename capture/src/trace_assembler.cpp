@@ -15,6 +15,8 @@
 #include "assembler_output.h"
 #include "assembler_regions.h"
 #include "assembler_streams.h"
+#include "copy_shape_words.h"
+#include "racetrack/traces/describe.h"
 
 namespace racetrack::capture {
 namespace {
@@ -109,6 +111,7 @@ struct TraceAssembler::State {
     stats.ops_written = out.ops_written();
     stats.modules = modules.stats();
   }
+  void write_batch(const Call& call, uint32_t device);
   void write_kernel(v1::Kernel& kernel, const ApiEvent& e, std::span<const uint64_t> words,
                     const KernelRecord* record, std::span<const AnnotatedAccess> accesses) {
     const uint32_t module = modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
@@ -142,6 +145,29 @@ v1::Op& TraceAssembler::State::begin_op(const Call& call, uint32_t stream) {
   return op;
 }
 
+// cudaMemcpyBatchAsync: one Memcpy op per copy of the batch, in the
+// batch's order, all with the call's correlation id. Copy records pair
+// with the copies in order (CUPTI reports one per copy; a copy whose record
+// did not arrive has no device times).
+void TraceAssembler::State::write_batch(const Call& call, uint32_t device) {
+  std::vector<const CopyRecord*> records;
+  for (const DeviceRecord& r : call.records)
+    if (const auto* c = std::get_if<CopyRecord>(&r)) records.push_back(c);
+  const size_t copies = call.payload.size() / kBatchWordsPerCopy;
+  const uint32_t stream = stream_of(call);
+  for (size_t i = 0; i < copies; ++i) {
+    ApiEvent one = call.event;
+    one.flags &= static_cast<uint16_t>(~kFlagBatch);
+    one.dst = call.payload[i * kBatchWordsPerCopy];
+    one.src = call.payload[i * kBatchWordsPerCopy + 1];
+    one.bytes = call.payload[i * kBatchWordsPerCopy + 2];
+    const CopyRecord* record = i < records.size() ? records[i] : nullptr;
+    v1::Op& op = begin_op(call, stream);
+    fill_memcpy(*op.mutable_memcpy(), one, {}, record, device, regions);
+    set_device_times(op, record, out);
+  }
+}
+
 uint64_t TraceAssembler::State::graph_exec_of(const Call& call) const {
   if (call.event.value != 0) return call.event.value;
   for (const DeviceRecord& r : call.records) {
@@ -158,7 +184,9 @@ bool TraceAssembler::State::records_complete(const Call& call) const {
   if (failed(e) || captured(e)) return true;  // written as nothing
   switch (e.kind) {
     case ApiKind::kLaunch: return call.first_record<KernelRecord>() != nullptr;
-    case ApiKind::kMemcpy: return call.first_record<CopyRecord>() != nullptr;
+    case ApiKind::kMemcpy:  // a batch waits for a record per copy
+      return call.count_records<CopyRecord>() >=
+             ((e.flags & kFlagBatch) ? std::max<size_t>(1, call.payload.size() / kBatchWordsPerCopy) : 1);
     case ApiKind::kMemset: return call.first_record<MemsetRecord>() != nullptr;
     case ApiKind::kEventRecord: return call.first_record<EventRecordRecord>() != nullptr;
     case ApiKind::kStreamWait: return call.first_record<SyncRecord>() != nullptr;
@@ -301,16 +329,28 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
       break;
     }
     case ApiKind::kMemcpy: {
+      if (e.flags & kFlagBatch) {
+        write_batch(call, device);
+        break;
+      }
       v1::Op& op = begin_op(call, stream_of(call));
       const CopyRecord* record = call.first_record<CopyRecord>();
-      fill_memcpy(*op.mutable_memcpy(), e, record, device, regions);
+      fill_memcpy(*op.mutable_memcpy(), e, call.payload, record, device, regions);
+      // cudaMemcpyToSymbol / FromSymbol: named by the symbol's host shadow.
+      if ((e.flags & (kFlagDstUnknown | kFlagSrcUnknown)) && e.handle)
+        op.mutable_memcpy()->set_symbol(out.intern("symbol@" + hex(e.handle)));
       set_device_times(op, record, out);
+      break;
+    }
+    case ApiKind::kHostFunc: {
+      v1::Op& op = begin_op(call, stream_of(call));
+      op.mutable_host_func()->set_name(out.intern("host function@" + hex(e.handle)));
       break;
     }
     case ApiKind::kMemset: {
       v1::Op& op = begin_op(call, stream_of(call));
       const MemsetRecord* record = call.first_record<MemsetRecord>();
-      fill_memset(*op.mutable_memset(), e, record, regions);
+      fill_memset(*op.mutable_memset(), e, call.payload, record, regions);
       set_device_times(op, record, out);
       break;
     }
@@ -416,11 +456,11 @@ void TraceAssembler::State::write_graph_launch(const Call& call, v1::Op& op, uin
         write_kernel(*out_node.mutable_kernel(), t.event, t.words, kernel, t.accesses);
         break;
       case ApiKind::kMemcpy:
-        fill_memcpy(*out_node.mutable_memcpy(), t.event,
+        fill_memcpy(*out_node.mutable_memcpy(), t.event, t.words,
                     record_of.template operator()<CopyRecord>(node.exec_node), device, regions);
         break;
       case ApiKind::kMemset:
-        fill_memset(*out_node.mutable_memset(), t.event,
+        fill_memset(*out_node.mutable_memset(), t.event, t.words,
                     record_of.template operator()<MemsetRecord>(node.exec_node), regions);
         break;
       default: break;  // a dependency-only node

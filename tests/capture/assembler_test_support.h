@@ -65,7 +65,8 @@ class FakeProgram {
   ApiEvent& call(ApiKind kind, FakeStream stream = kLegacy) {
     ApiEvent e;
     e.seq = next_seq_++;
-    const bool api_call = kind < ApiKind::kNvtxPush || kind == ApiKind::kModuleLoad;
+    const bool api_call =
+        kind < ApiKind::kNvtxPush || kind == ApiKind::kModuleLoad || kind == ApiKind::kHostFunc;
     e.correlation = api_call ? next_correlation_++ : 0;
     e.os_tid = tid;
     e.host_start = clock_;

@@ -980,5 +980,216 @@ TEST(SubscribedCallbacks, HasDriverLaunchesAndNoRuntimeLaunches) {
   EXPECT_FALSE(contains(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000));
 }
 
+// ---------------------------------------------------------------------------
+// Pitched and batched copies and memsets (copy_shape_words.h): the shape in
+// the payload, the first byte of each side in dst / src.
+
+TEST_F(CallbackDecoderTest, RuntimeMemcpy2DAsyncCarriesItsShape) {
+  const cudaMemcpy2DAsync_v3020_params params{handle<void*>(0x7f0000000000),
+                                              4096,
+                                              handle<const void*>(0x200000000),
+                                              2048,
+                                              2048,
+                                              32,
+                                              cudaMemcpyHostToDevice,
+                                              handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, &params));
+  EXPECT_EQ(event_.kind, ApiKind::kMemcpy);
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagPitched);
+  EXPECT_EQ(event_.dst, 0x7f0000000000u);
+  EXPECT_EQ(event_.src, 0x200000000u);
+  EXPECT_EQ(event_.bytes, 2048u * 32);
+  EXPECT_EQ(event_.value, 1u);
+  EXPECT_EQ(event_.stream, 0x5000u);
+  EXPECT_THAT(words(), ElementsAre(2048, 32, 1, 4096, 2048, 0, 0));
+}
+
+TEST_F(CallbackDecoderTest, RuntimeMemcpy3DStartsAtItsPositions) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = cudaPitchedPtr{handle<void*>(0x7f0000000000), 512, 256, 8};  // 8 rows a slice
+  p.srcPos = cudaPos{16, 2, 1};
+  p.dstPtr = cudaPitchedPtr{handle<void*>(0x200000000), 128, 128, 4};
+  p.extent = cudaExtent{64, 3, 2};
+  p.kind = cudaMemcpyDeviceToHost;
+  const cudaMemcpy3D_v3020_params params{&p};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020, &params));
+  EXPECT_EQ(event_.flags, kFlagPitched);
+  EXPECT_EQ(event_.src, 0x7f0000000000u + 1 * 512 * 8 + 2 * 512 + 16);
+  EXPECT_EQ(event_.dst, 0x200000000u);
+  EXPECT_EQ(event_.bytes, 64u * 3 * 2);
+  EXPECT_EQ(event_.value, 2u);
+  EXPECT_THAT(words(), ElementsAre(64, 3, 2, 128, 512, 128 * 4, 512 * 8));
+
+  // An array on either side: not recorded.
+  event_ = {};
+  p.dstArray = handle<cudaArray_t>(0xA000);
+  EXPECT_FALSE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020, &params));
+}
+
+TEST_F(CallbackDecoderTest, DriverMemcpy2DNamesSidesByMemoryType) {
+  CUDA_MEMCPY2D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = handle<const void*>(0x200000000);
+  c.srcPitch = 1024;
+  c.srcY = 1;
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = 0x7f0000000000;
+  c.dstPitch = 4096;
+  c.dstXInBytes = 64;
+  c.dstY = 2;
+  c.WidthInBytes = 512;
+  c.Height = 10;
+  const cuMemcpy2DAsync_v2_params params{&c, handle<CUstream>(0x6000)};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &params));
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagPitched);
+  EXPECT_EQ(event_.dst, 0x7f0000000000u + 2 * 4096 + 64);
+  EXPECT_EQ(event_.src, 0x200000000u + 1024);
+  EXPECT_EQ(event_.value, 1u);  // host to device
+  EXPECT_EQ(event_.stream, 0x6000u);
+  EXPECT_THAT(words(), ElementsAre(512, 10, 1, 4096, 1024, 0, 0));
+
+  event_ = {};
+  c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+  EXPECT_FALSE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &params));
+}
+
+TEST_F(CallbackDecoderTest, DriverMemcpy3DSlicesArePitchTimesHeight) {
+  CUDA_MEMCPY3D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.srcDevice = 0x7f0000000000;
+  c.srcPitch = 256;
+  c.srcHeight = 16;
+  c.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  c.dstDevice = 0x7f1000000000;
+  c.dstPitch = 128;
+  c.dstHeight = 8;
+  c.dstZ = 1;
+  c.WidthInBytes = 100;
+  c.Height = 8;
+  c.Depth = 3;
+  const cuMemcpy3D_v2_params params{&c};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2, &params));
+  EXPECT_EQ(event_.dst, 0x7f1000000000u + 128 * 8);
+  EXPECT_EQ(event_.value, 4u);  // unified: the addresses decide
+  EXPECT_EQ(event_.bytes, 100u * 8 * 3);
+  EXPECT_THAT(words(), ElementsAre(100, 8, 3, 128, 256, 128 * 8, 256 * 16));
+}
+
+TEST_F(CallbackDecoderTest, PitchedMemsetsCountBytesPerRow) {
+  const cudaMemset2DAsync_v3020_params runtime{handle<void*>(0x7f0000000000), 1024, 7, 300, 5,
+                                               handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020, &runtime));
+  EXPECT_EQ(event_.kind, ApiKind::kMemset);
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagPitched);
+  EXPECT_EQ(event_.value, 7u);
+  EXPECT_EQ(event_.bytes, 1500u);
+  EXPECT_THAT(words(), ElementsAre(300, 5, 1, 1024, 0, 0, 0));
+
+  event_ = {};
+  payload_.used = 0;
+  const cuMemsetD2D16_v2_params driver{0x7f0000000000, 512, 0xBEEF, 100, 4};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2, &driver));
+  EXPECT_EQ(event_.element_size, 2u);
+  EXPECT_EQ(event_.value, 0xBEEFu);
+  EXPECT_EQ(event_.bytes, 100u * 2 * 4);
+  EXPECT_THAT(words(), ElementsAre(200, 4, 1, 512, 0, 0, 0));
+
+  event_ = {};
+  payload_.used = 0;
+  const cudaMemset3D_v3020_params three_d{cudaPitchedPtr{handle<void*>(0x7f0000000000), 256, 200, 10}, 0,
+                                          cudaExtent{200, 10, 2}};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020, &three_d));
+  EXPECT_EQ(event_.bytes, 200u * 10 * 2);
+  EXPECT_THAT(words(), ElementsAre(200, 10, 2, 256, 0, 256 * 10, 0));
+}
+
+TEST_F(CallbackDecoderTest, MemcpyBatchAsyncCarriesEveryCopy) {
+  void* const dsts[3] = {handle<void*>(0x200000000), handle<void*>(0x200100000), handle<void*>(0x200200000)};
+  const void* const srcs[3] = {handle<const void*>(0x7f0000000000), handle<const void*>(0x7f0000100000),
+                               handle<const void*>(0x7f0000200000)};
+  size_t sizes[3] = {4096, 8192, 16};
+  const cudaMemcpyBatchAsync_v13000_params params{dsts,    srcs,    sizes, 3,
+                                                  nullptr, nullptr, 0,     handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000, &params));
+  EXPECT_EQ(event_.kind, ApiKind::kMemcpy);
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagBatch);
+  EXPECT_EQ(event_.stream, 0x5000u);
+  EXPECT_THAT(words(), ElementsAre(0x200000000, 0x7f0000000000, 4096, 0x200100000, 0x7f0000100000, 8192,
+                                   0x200200000, 0x7f0000200000, 16));
+
+  // The driver form, CUDA 12.8 layout (failIdx before the stream).
+  event_ = {};
+  payload_.used = 0;
+  CUdeviceptr ddsts[1] = {0x300000000}, dsrcs[1] = {0x7f0000000000};
+  size_t dsizes[1] = {64};
+  const cuMemcpyBatchAsync_params driver{
+      ddsts, dsrcs, dsizes, 1, nullptr, nullptr, 0, nullptr, handle<CUstream>(0x6000)};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync, &driver));
+  EXPECT_EQ(event_.stream, 0x6000u);
+  EXPECT_THAT(words(), ElementsAre(0x300000000, 0x7f0000000000, 64));
+
+  // More copies than the payload has room for: not recorded, not cut short.
+  event_ = {};
+  payload_.used = 0;
+  std::vector<void*> many_dsts(30, handle<void*>(0x200000000));
+  std::vector<const void*> many_srcs(30, handle<const void*>(0x7f0000000000));
+  std::vector<size_t> many_sizes(30, 8);
+  const cudaMemcpyBatchAsync_v13000_params many{
+      many_dsts.data(), many_srcs.data(), many_sizes.data(), 30, nullptr, nullptr, 0, nullptr};
+  EXPECT_FALSE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000, &many));
+  EXPECT_EQ(payload_.used, 0u);
+}
+
+TEST_F(CallbackDecoderTest, SymbolCopiesKeepTheHostSideAndMarkTheSymbolSideUnknown) {
+  const cudaMemcpyToSymbolAsync_v3020_params to{
+      handle<const void*>(0x601000), handle<const void*>(0x200000000), 256, 64,
+      cudaMemcpyHostToDevice,        handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020, &to));
+  EXPECT_EQ(event_.kind, ApiKind::kMemcpy);
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagDstUnknown);
+  EXPECT_EQ(event_.dst, 0u);
+  EXPECT_EQ(event_.src, 0x200000000u);
+  EXPECT_EQ(event_.bytes, 256u);
+  EXPECT_EQ(event_.handle, 0x601000u);
+  EXPECT_EQ(event_.value, 1u);
+  EXPECT_EQ(event_.stream, 0x5000u);
+
+  event_ = {};
+  const cudaMemcpyFromSymbol_v3020_params from{handle<void*>(0x200000000), handle<const void*>(0x601000), 128,
+                                               0, cudaMemcpyDeviceToHost};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020, &from));
+  EXPECT_EQ(event_.flags, kFlagSrcUnknown);
+  EXPECT_EQ(event_.dst, 0x200000000u);
+  EXPECT_EQ(event_.src, 0u);
+  EXPECT_EQ(event_.value, 2u);
+}
+
+void host_fn(void*) {}
+void stream_callback(cudaStream_t, cudaError_t, void*) {}
+
+TEST_F(CallbackDecoderTest, HostFunctionsAreNamedByTheirAddress) {
+  const cudaLaunchHostFunc_v10000_params runtime{handle<cudaStream_t>(0x5000), &host_fn, nullptr};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000, &runtime));
+  EXPECT_EQ(event_.kind, ApiKind::kHostFunc);
+  EXPECT_EQ(event_.handle, reinterpret_cast<uintptr_t>(&host_fn));
+  EXPECT_EQ(event_.stream, 0x5000u);
+  exit_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000, &runtime);
+  EXPECT_EQ(event_.stream_id, kStreamId);
+
+  event_ = {};
+  const cudaStreamAddCallback_v5000_params callback{handle<cudaStream_t>(0x5001), &stream_callback, nullptr,
+                                                    0};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000, &callback));
+  EXPECT_EQ(event_.kind, ApiKind::kHostFunc);
+  EXPECT_EQ(event_.handle, reinterpret_cast<uintptr_t>(&stream_callback));
+  EXPECT_EQ(event_.stream, 0x5001u);
+
+  event_ = {};
+  const cuLaunchHostFunc_params driver{handle<CUstream>(0x6000), &host_fn, nullptr};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, &driver));
+  EXPECT_EQ(event_.kind, ApiKind::kHostFunc);
+  EXPECT_EQ(event_.stream, 0x6000u);
+}
+
 }  // namespace
 }  // namespace racetrack::capture

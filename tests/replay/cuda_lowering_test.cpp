@@ -46,6 +46,24 @@ const replay::OpLaunch& op(const Lowered& l, uint64_t seq) {
 }
 
 // The ops whose done events op `o` waits for on its stream, or joins.
+// Every copy run lies inside the arenas of its spaces.
+void expect_runs_fit(const replay::LaunchList& l) {
+  for (const replay::OpLaunch& o : l.ops) {
+    if (o.work != replay::Work::kCopy) continue;
+    for (uint32_t k = o.runs; k < o.runs + o.run_count; ++k) {
+      const replay::CopyRun& r = l.copy_runs[k];
+      for (const replay::ArenaSpec& a : l.arenas) {
+        if (a.space == r.src_space) {
+          EXPECT_LE(r.src_offset + r.bytes, a.bytes);
+        }
+        if (a.space == r.dst_space) {
+          EXPECT_LE(r.dst_offset + r.bytes, a.bytes);
+        }
+      }
+    }
+  }
+}
+
 std::vector<uint64_t> event_seqs(const Lowered& l, uint32_t first, uint32_t count) {
   std::vector<uint64_t> out;
   for (uint32_t k = first; k < first + count; ++k)
@@ -114,29 +132,20 @@ TEST(CudaLowering, CopiesRunBetweenTheArenaImagesOfTheirRanges) {
   for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
     (c1->program.accesses[a].writes ? dst : src) = &c1->program.accesses[a];
   ASSERT_TRUE(src && dst);
-  EXPECT_EQ(d2h.src_space, race::device_space(0));
-  EXPECT_EQ(d2h.dst_space, race::kHostSpace);
-  EXPECT_EQ(d2h.src_offset, c1->plan.offset(src->space, src->lo));
-  EXPECT_EQ(d2h.dst_offset, c1->plan.offset(dst->space, 0x200000000));
-  EXPECT_EQ(d2h.bytes, 1u << 20);
+  ASSERT_EQ(d2h.run_count, 1u);
+  const replay::CopyRun& run = c1->launches.copy_runs[d2h.runs];
+  EXPECT_EQ(run.src_space, race::device_space(0));
+  EXPECT_EQ(run.dst_space, race::kHostSpace);
+  EXPECT_EQ(run.src_offset, c1->plan.offset(src->space, src->lo));
+  EXPECT_EQ(run.dst_offset, c1->plan.offset(dst->space, 0x200000000));
+  EXPECT_EQ(run.bytes, 1u << 20);
   ASSERT_EQ(d2h.write_count, 1u);
   const replay::GranuleWrite& w = c1->launches.writes[d2h.writes];
   EXPECT_EQ(w.space, race::kHostSpace);
   EXPECT_EQ(w.g1 - w.g0, (1u << 20) / 4096);
   ASSERT_EQ(d2h.check_count, 1u);
   EXPECT_EQ(c1->launches.checks[d2h.checks].g1 - c1->launches.checks[d2h.checks].g0, (1u << 20) / 4096);
-  // Every copy fits its arenas.
-  for (const replay::OpLaunch& o : c1->launches.ops) {
-    if (o.work != replay::Work::kCopy) continue;
-    for (const replay::ArenaSpec& a : c1->launches.arenas) {
-      if (a.space == o.src_space) {
-        EXPECT_LE(o.src_offset + o.bytes, a.bytes);
-      }
-      if (a.space == o.dst_space) {
-        EXPECT_LE(o.dst_offset + o.bytes, a.bytes);
-      }
-    }
-  }
+  expect_runs_fit(c1->launches);
 }
 
 // Scaled down, a copy moves the arena image of its range, not the traced size.
@@ -144,17 +153,37 @@ TEST(CudaLowering, ScaledCopiesFitTheirArenas) {
   const auto c1 = lower(sim_test::kSamples + "/c1_reload_not_waited.race.pbtxt", 64, 8192);
   ASSERT_LT(c1->plan.scale(), 1.0);
   const replay::OpLaunch& d2h = op(*c1, 4);
-  EXPECT_GT(d2h.bytes, 0u);
-  EXPECT_LT(d2h.bytes, 1u << 20);
-  for (const replay::ArenaSpec& a : c1->launches.arenas) {
-    if (a.space == d2h.src_space) {
-      EXPECT_LE(d2h.src_offset + d2h.bytes, a.bytes);
+  ASSERT_EQ(d2h.run_count, 1u);
+  EXPECT_GT(c1->launches.copy_runs[d2h.runs].bytes, 0u);
+  EXPECT_LT(c1->launches.copy_runs[d2h.runs].bytes, 1u << 20);
+  expect_runs_fit(c1->launches);
+  for (const replay::ArenaSpec& a : c1->launches.arenas) EXPECT_EQ(a.granules, a.bytes / 64 + 1);
+}
+
+// A 2D copy (copy2d_rows, #3: 4 rows of 64 KiB, dst pitch 128 KiB) is one
+// run per row, each between the arena images of that row on both sides,
+// and its stamps cover the rows, not the gaps.
+TEST(CudaLowering, PitchedCopiesRunRowByRow) {
+  const auto t = lower(sim_test::kSamples + "/copy2d_rows.clean.pbtxt");
+  const replay::OpLaunch& copy = op(*t, 3);
+  ASSERT_EQ(copy.work, replay::Work::kCopy);
+  ASSERT_EQ(copy.run_count, 4u);
+  const des::SimOp& s = t->program.ops[index_of(*t, 3)];
+  std::vector<const des::SimAccess*> rows;
+  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
+    if (t->program.accesses[a].writes) rows.push_back(&t->program.accesses[a]);
+  ASSERT_EQ(rows.size(), 4u);
+  for (uint32_t i = 0; i < 4; ++i) {
+    const replay::CopyRun& run = t->launches.copy_runs[copy.runs + i];
+    EXPECT_EQ(run.bytes, 65536u);
+    EXPECT_EQ(run.dst_offset, t->plan.offset(rows[i]->space, rows[i]->lo));
+    EXPECT_EQ(rows[i]->hi - rows[i]->lo, 65536u);
+    if (i > 0) {
+      EXPECT_EQ(rows[i]->lo - rows[i - 1]->lo, 131072u);
     }
-    if (a.space == d2h.dst_space) {
-      EXPECT_LE(d2h.dst_offset + d2h.bytes, a.bytes);
-    }
-    EXPECT_EQ(a.granules, a.bytes / 64 + 1);
   }
+  EXPECT_EQ(copy.write_count, 4u);
+  expect_runs_fit(t->launches);
 }
 
 // c1 fixed: the D2H (#4) waits for the forward kernel (#1) through the

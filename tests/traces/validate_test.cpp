@@ -430,6 +430,30 @@ TEST_F(Validate, AddressRangesMustNotWrap) {
               ElementsAre(HasSubstr(at(copy) + "memcpy source range"), HasSubstr(at(set) + "memset range")));
 }
 
+TEST_F(Validate, PitchedShapesAreCheckedWhole) {
+  v1::Op& copy = find_op(trace_, OpKind::kMemcpy);
+  v1::Memcpy& c = *copy.mutable_memcpy();
+  c.set_bytes(256 * 4);
+  v1::Pitched& p = *c.mutable_pitched();
+  p.set_width(256);
+  p.set_height(4);
+  p.set_dst_pitch(512);
+  p.set_src_pitch(256);
+  EXPECT_THAT(errors_in(trace_), IsEmpty());
+  p.set_dst_pitch(100);
+  EXPECT_THAT(errors_in(trace_),
+              ElementsAre(at(copy) + "memcpy destination pitch 100 is less than the row width 256"));
+  p.set_dst_pitch(512);
+  c.set_bytes(1000);
+  EXPECT_THAT(errors_in(trace_),
+              ElementsAre(at(copy) + "memcpy bytes 1000 is not width x height x depth = 1024"));
+  c.set_bytes(1024);
+  v1::Op& set = find_op(trace_, OpKind::kMemset);
+  set.mutable_memset()->set_element_size(3);
+  EXPECT_THAT(errors_in(trace_),
+              ElementsAre(HasSubstr(at(set) + "memset element size 3 is none of 1, 2, 4")));
+}
+
 // --- kind-specific rules --------------------------------------------------
 
 TEST_F(Validate, DoubleAllocAndDoubleFree) {

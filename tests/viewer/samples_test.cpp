@@ -98,6 +98,24 @@ class SamplesTest : public QObject {
     QVERIFY(
         d->field(QStringLiteral("Op"), QStringLiteral("stream order")).startsWith(QStringLiteral("#3 wait")));
   }
+
+  // A 2D copy shows its shape, and its destination as a strided hull with
+  // its rows under it (docs/check.md, "Strided copies").
+  void detailsShowAPitchedCopysShape() {
+    MainWindow w(MainWindow::Mode::kHeadless);
+    QVERIFY(w.openFileAndWait(sample_path(QStringLiteral("copy2d_rows.clean.pbtxt"))));
+    const auto ref = w.model()->find(3);
+    QVERIFY(ref);
+    w.timeline()->selectOp(*ref);
+    const viewer::DetailsPanel* d = w.details();
+    QCOMPARE(d->field(QStringLiteral("Op"), QStringLiteral("shape")),
+             QStringLiteral("2D 4 rows of 65536 B, dst pitch 131072, src pitch 65536"));
+    const QString dst = d->field(QStringLiteral("Op"), QStringLiteral("W destination"));
+    QVERIFY2(dst.contains(QStringLiteral("strided: 4 runs of 64.0 KiB")), qPrintable(dst));
+    QCOMPARE(d->field(QStringLiteral("Op"), QStringLiteral("run 3")),
+             QStringLiteral("[0x7f0000070000, 0x7f0000080000)  64.0 KiB"));
+    QVERIFY(!d->field(QStringLiteral("Op"), QStringLiteral("R source")).contains(QStringLiteral("strided")));
+  }
 };
 
 const RegisterSuite kRegister(QStringLiteral("Samples"), [] { return std::make_unique<SamplesTest>(); });

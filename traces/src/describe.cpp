@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 
+#include "racetrack/traces/extents.h"
+
 namespace racetrack {
 namespace {
 
@@ -199,11 +201,16 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
       out += " " + format_bytes(c.bytes()) + " " + hex(c.src()) + " (" + std::string(space_name(c.src_space())) +
              ") -> " + hex(c.dst()) + " (" + std::string(space_name(c.dst_space())) + ")" +
              (c.async() ? " async" : " blocking");
+      if (c.has_pitched()) out += "  " + describe_shape(c.pitched(), true);
+      if (c.symbol()) out += "  symbol " + std::string(t.string(c.symbol()));
+      if (c.dst_unknown()) out += "  dst unknown";
+      if (c.src_unknown()) out += "  src unknown";
       break;
     }
     case v1::Op::kMemset:
       out += " " + format_bytes(op.memset().bytes()) + " at " + hex(op.memset().dst()) + " = " +
              std::to_string(op.memset().value());
+      if (op.memset().has_pitched()) out += "  " + describe_shape(op.memset().pitched(), false);
       break;
     case v1::Op::kQuery: out += op.query().ready() ? " -> ready" : " -> not ready"; break;
     case v1::Op::kAlloc:

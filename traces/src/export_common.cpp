@@ -11,6 +11,7 @@
 #include "export_hazards.h"
 #include "export_nvtx.h"
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/extents.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/timeline.h"
 #include "racetrack/traces/trace_io.h"
@@ -303,12 +304,15 @@ class Walker {
         add_pointer("dst", c.dst());
         add_string("dst_space", std::string(space_name(c.dst_space())));
         add_bool("async", c.async());
+        if (c.has_pitched()) add_string("shape", describe_shape(c.pitched(), true));
+        if (c.symbol()) add_string("symbol", std::string(tables_.string(c.symbol())));
         break;
       }
       case v1::Op::kMemset:
         add_uint("bytes", op.memset().bytes());
         add_pointer("dst", op.memset().dst());
         add_uint("value", op.memset().value());
+        if (op.memset().has_pitched()) add_string("shape", describe_shape(op.memset().pitched(), false));
         break;
       case v1::Op::kRecord: add_string("event", tables_.event_label(op.record().event())); break;
       case v1::Op::kWait: add_string("event", tables_.event_label(op.wait().event())); break;

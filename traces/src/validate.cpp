@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/extents.h"
 #include "racetrack/traces/sha256.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -143,6 +144,33 @@ void Validator::check_range(const v1::Op& op, const char* what, uint64_t address
            " overflows the address space");
 }
 
+// A pitched shape is checked whole (extents.h); a contiguous one by its range.
+void Validator::check_copy(const v1::Op& op, const v1::Memcpy& c, const std::string& where) {
+  if (c.has_pitched()) {
+    if (auto e = shape_error(c)) report(op_prefix(op) + where + *e);
+  } else {
+    check_range(op, (where + "memcpy destination").c_str(), c.dst(), c.bytes());
+    check_range(op, (where + "memcpy source").c_str(), c.src(), c.bytes());
+  }
+  check_string((op_prefix(op) + where + "memcpy symbol").c_str(), c.symbol());
+  if (c.dst_unknown() && c.src_unknown()) report(op_prefix(op) + where + "memcpy has neither side known");
+}
+
+void Validator::check_memset(const v1::Op& op, const v1::Memset& m, const std::string& where) {
+  if (m.has_pitched()) {
+    if (auto e = shape_error(m)) report(op_prefix(op) + where + *e);
+  } else {
+    check_range(op, (where + "memset").c_str(), m.dst(), m.bytes());
+  }
+  const uint32_t element = m.element_size();
+  if (element > 1 && element != 2 && element != 4)
+    report(op_prefix(op) + where + "memset element size " + std::to_string(element) + " is none of 1, 2, 4");
+  else if (element > 1 && (m.has_pitched() ? m.pitched().width() : m.bytes()) % element != 0)
+    report(op_prefix(op) + where + "memset row of " +
+           std::to_string(m.has_pitched() ? m.pitched().width() : m.bytes()) +
+           " bytes is not a whole number of " + std::to_string(element) + "-byte elements");
+}
+
 void Validator::check_access(const v1::Op& op, const v1::Access& a) {
   if (a.region()) {
     if (!check_ref(op, "region", a.region(), tables_.regions().size())) return;
@@ -208,12 +236,11 @@ void Validator::check_op(const v1::Op& op) {
     }
     case v1::Op::kMemcpy:
       needs_stream();
-      check_range(op, "memcpy destination", op.memcpy().dst(), op.memcpy().bytes());
-      check_range(op, "memcpy source", op.memcpy().src(), op.memcpy().bytes());
+      check_copy(op, op.memcpy(), "");
       break;
     case v1::Op::kMemset:
       needs_stream();
-      check_range(op, "memset", op.memset().dst(), op.memset().bytes());
+      check_memset(op, op.memset(), "");
       break;
     case v1::Op::kRecord:
       needs_stream();
@@ -273,6 +300,9 @@ void Validator::check_op(const v1::Op& op) {
             report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " +
                    std::to_string(dep) + ", which does not come before it");
         for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
+        const std::string node = "graph node " + std::to_string(i) + " ";
+        if (nodes[i].has_memcpy()) check_copy(op, nodes[i].memcpy(), node);
+        if (nodes[i].has_memset()) check_memset(op, nodes[i].memset(), node);
         // Graphs express PDL as programmatic edges, which the format has not.
         if (nodes[i].kernel().programmatic_stream_serialization())
           report(op_prefix(op) + "graph node " + std::to_string(i) +

@@ -267,43 +267,6 @@ void AccessResolver::add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t no
   }
 }
 
-void AccessResolver::add_copy(const v1::Memcpy& c, uint32_t node, std::vector<ResolvedAccess>& out) const {
-  if (c.bytes() == 0) return;
-  ResolvedAccess src;
-  src.space = space_key(c.src_space(), c.src_device());
-  src.lo = c.src();
-  src.hi = c.src() + c.bytes();
-  src.reads = true;
-  src.region = find_region(src.space, src.lo, src.hi);
-  src.index = 0;
-  src.node = node;
-  ResolvedAccess dst = src;
-  dst.space = space_key(c.dst_space(), c.dst_device());
-  dst.lo = c.dst();
-  dst.hi = c.dst() + c.bytes();
-  dst.reads = false;
-  dst.writes = true;
-  dst.region = find_region(dst.space, dst.lo, dst.hi);
-  dst.index = 1;
-  // A range that wraps the address space (only in a trace `racetrack
-  // validate` rejects) is no range.
-  if (src.hi > src.lo) out.push_back(src);
-  if (dst.hi > dst.lo) out.push_back(dst);
-}
-
-void AccessResolver::add_memset(const v1::Memset& m, SpaceKey space, uint32_t node,
-                                std::vector<ResolvedAccess>& out) const {
-  if (m.bytes() == 0) return;
-  ResolvedAccess r;
-  r.space = is_host(m.space()) ? kHostSpace : space;
-  r.lo = m.dst();
-  r.hi = m.dst() + m.bytes();
-  r.writes = true;
-  r.region = find_region(r.space, r.lo, r.hi);
-  r.node = node;
-  if (r.hi > r.lo) out.push_back(r);
-}
-
 void AccessResolver::resolve(const v1::Op& op, std::vector<ResolvedAccess>& out) {
   out.clear();
   const uint32_t device =

@@ -286,13 +286,26 @@ void Checker::State::process(const v1::Op& op) {
   resolver.resolve(op, accesses);
   if (accesses.empty()) return;
   const HazardSide of_op = op_side(op);
-  for (const ResolvedAccess& a : accesses) {
+  // Consecutive accesses with one index and node are the rows of one side of
+  // a pitched copy or memset (access_copies.cpp): one side, whose access is
+  // their hull, so a pair of sides is one hazard however many rows overlap.
+  auto same_side = [](const ResolvedAccess& x, const ResolvedAccess& y) {
+    return x.index == y.index && x.node == y.node && x.space == y.space;
+  };
+  uint32_t side = 0;
+  for (size_t k = 0; k < accesses.size(); ++k) {
+    const ResolvedAccess& a = accesses[k];
     // A staged copy's source (access 0) is read by the calling thread.
     const bool staged_read = order.staged_clock && op.has_memcpy() && a.index == 0;
     const hb::OpOrder o = staged_read ? order.staged_read() : order.at_node(a.node);
-    const uint32_t side = new_side(of_op, op, a, o.epoch.agent);
-    conflicts.clear();
+    if (k > 0 && same_side(accesses[k - 1], a)) {
+      sides[side].access.hi = std::max(sides[side].access.hi, a.hi);
+    } else {
+      side = new_side(of_op, op, a, o.epoch.agent);
+      conflicts.clear();
+    }
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
+    if (k + 1 < accesses.size() && same_side(a, accesses[k + 1])) continue;  // more rows to come
     if (conflicts.empty()) continue;
     // One hazard per earlier access, over the hull of the bytes they share.
     std::sort(conflicts.begin(), conflicts.end());

@@ -494,15 +494,19 @@ void GpuReplay::enqueue(uint32_t op, const OpLaunch& o) {
       // read, one after them stamps what they wrote (and pads to the
       // traced duration).
       launch(s, {op, o.checks, o.check_count, 0, 0, hold, 0, true, false});
-      if (o.bytes) {
-        Arena* dst = arena(o.dst_space);
-        Arena* src = arena(o.src_space);
+      // One cudaMemcpyAsync per run: a pitched copy's rows are islands of
+      // their own in the arenas, with no common pitch for cudaMemcpy2DAsync.
+      for (uint32_t k = o.runs; k < o.runs + o.run_count; ++k) {
+        const CopyRun& r = l_.copy_runs[k];
+        if (!r.bytes) continue;
+        Arena* dst = arena(r.dst_space);
+        Arena* src = arena(r.src_space);
         if (o.work == Work::kCopy && dst && src)
-          ok(cudaMemcpyAsync(dst->data + o.dst_offset, src->data + o.src_offset, o.bytes, cudaMemcpyDefault,
+          ok(cudaMemcpyAsync(dst->data + r.dst_offset, src->data + r.src_offset, r.bytes, cudaMemcpyDefault,
                              s),
              "cudaMemcpyAsync");
         else if (dst && !dst->host)  // host memory: only the stamps matter
-          ok(cudaMemsetAsync(dst->data + o.dst_offset, 0, o.bytes, s), "cudaMemsetAsync");
+          ok(cudaMemsetAsync(dst->data + r.dst_offset, 0, r.bytes, s), "cudaMemsetAsync");
       }
       launch(s, {op, 0, 0, o.writes, o.write_count, 0, run_ns, false, true});
       break;

@@ -10,12 +10,6 @@
 namespace racetrack::replay {
 namespace {
 
-const des::SimAccess* first_access(const des::Program& p, const des::SimOp& s, bool writes) {
-  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
-    if (writes ? p.accesses[a].writes : p.accesses[a].reads && !p.accesses[a].writes) return &p.accesses[a];
-  return nullptr;
-}
-
 Work work_of(const des::SimOp& s) {
   if (!s.device) return s.access_count ? Work::kHostAccess : Work::kNone;
   switch (s.resource) {
@@ -35,25 +29,48 @@ std::pair<uint64_t, uint64_t> image(const ArenaPlan& plan, const des::SimAccess&
   return {lo, plan.offset(a.space, a.hi) - lo};
 }
 
-void set_copy(const des::Program& p, const ArenaPlan& plan, const des::SimOp& s, OpLaunch& o) {
-  const des::SimAccess* src = first_access(p, s, false);
-  const des::SimAccess* dst = first_access(p, s, true);
-  if (!dst) {
+// A copy's or memset's runs: its write accesses (the destination's rows,
+// traces extents.h) zipped by bytes with its read-only ones (the source's
+// rows), so a pitched side pairs row by row with a packed one. A memset, or
+// a copy with no source (an unknown side), has one run per written range.
+void add_copy_runs(const des::Program& p, const ArenaPlan& plan, const des::SimOp& s, OpLaunch& o,
+                   std::vector<CopyRun>& runs) {
+  struct Image {
+    uint32_t space;
+    uint64_t offset, bytes;
+  };
+  std::vector<Image> dst, src;
+  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
+    const auto [offset, bytes] = image(plan, p.accesses[a]);
+    (p.accesses[a].writes ? dst : src).push_back({p.accesses[a].space, offset, bytes});
+  }
+  if (dst.empty()) {
     o.work = Work::kMemset;  // nothing to write: only the checks run
     return;
   }
-  const auto [dst_offset, dst_bytes] = image(plan, *dst);
-  o.dst_space = dst->space;
-  o.dst_offset = dst_offset;
-  o.bytes = dst_bytes;
-  if (!src) {
+  o.runs = static_cast<uint32_t>(runs.size());
+  if (src.empty()) {
     o.work = Work::kMemset;
-    return;
+    for (const Image& d : dst) runs.push_back({0, d.space, 0, d.offset, d.bytes});
+  } else {
+    size_t d = 0, r = 0;
+    uint64_t d_used = 0, r_used = 0;
+    while (d < dst.size() && r < src.size()) {
+      const uint64_t n = std::min(dst[d].bytes - d_used, src[r].bytes - r_used);
+      if (n) runs.push_back({src[r].space, dst[d].space, src[r].offset + r_used, dst[d].offset + d_used, n});
+      d_used += n;
+      r_used += n;
+      if (d_used == dst[d].bytes) {
+        ++d;
+        d_used = 0;
+      }
+      if (r_used == src[r].bytes) {
+        ++r;
+        r_used = 0;
+      }
+    }
   }
-  const auto [src_offset, src_bytes] = image(plan, *src);
-  o.src_space = src->space;
-  o.src_offset = src_offset;
-  o.bytes = std::min(dst_bytes, src_bytes);
+  o.run_count = static_cast<uint32_t>(runs.size()) - o.runs;
 }
 
 // A host join on a device part. The CUDA backend cannot wait for a copy to
@@ -201,7 +218,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
     o.writes = static_cast<uint32_t>(l.writes.size());
     add_writes(p, plan, i, l.writes);
     o.write_count = static_cast<uint32_t>(l.writes.size()) - o.writes;
-    if (o.work == Work::kCopy) set_copy(p, plan, s, o);
+    if (o.work == Work::kCopy) add_copy_runs(p, plan, s, o, l.copy_runs);
 
     // Ops of the same thread are issued in order anyway; an op of another
     // thread that this one must come after is waited for before issuing.

@@ -57,7 +57,14 @@ struct OpLaunch {
            join_count = 0;  // into LaunchList::event_refs: events the host waits for before returning
   uint32_t issue_after = 0, issue_after_count = 0;  // into LaunchList::issue_after
   int32_t done_event = -1;                          // event recorded after the op, when anything waits for it
-  // Copies and memsets, in arena bytes (the arena image of the traced range).
+  // Copies and memsets: their contiguous runs (one, or a pitched shape's
+  // rows), into LaunchList::copy_runs.
+  uint32_t runs = 0, run_count = 0;
+};
+
+// One contiguous run of a copy or memset, in arena bytes (the arena image of
+// the traced range); a memset's src fields are unused.
+struct CopyRun {
   uint32_t src_space = 0, dst_space = 0;
   uint64_t src_offset = 0, dst_offset = 0, bytes = 0;
 };
@@ -70,6 +77,7 @@ struct LaunchList {
   std::vector<std::vector<uint32_t>> threads;  // op indices of each traced host thread, in order
   std::vector<GranuleCheck> checks;
   std::vector<GranuleWrite> writes;
+  std::vector<CopyRun> copy_runs;
   std::vector<uint32_t> event_refs;
   std::vector<IssueAfter> issue_after;
   uint32_t events = 0;  // done events

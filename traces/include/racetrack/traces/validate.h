@@ -29,6 +29,8 @@ class Validator {
   void check_entities(const v1::Chunk& chunk);
   void check_op(const v1::Op& op);
   void check_access(const v1::Op& op, const v1::Access& a);
+  void check_copy(const v1::Op& op, const v1::Memcpy& c, const std::string& where);
+  void check_memset(const v1::Op& op, const v1::Memset& m, const std::string& where);
   void check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size);
   bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count);
   void check_string(const char* what, uint32_t id);

@@ -1,0 +1,85 @@
+// Batched copies: cudaMemcpyBatchAsync (CUDA 12.8+; vLLM's KV offload) and
+// cuMemcpyBatchAsync[_v2]: `count` copies on one stream in one call. The
+// (dst, src, bytes) of every copy go to the payload (copy_shape_words.h);
+// the assembler writes one Memcpy op per copy, all with the call's
+// correlation id (docs/capture.md). A batch too large for the thread log's
+// payload room is not recorded, rather than recorded in part. The 3D batch
+// forms (cudaMemcpy3DBatchAsync) are not decoded.
+#include "callback_decoder_family.h"
+#include "copy_shape_words.h"
+
+namespace racetrack::capture::decoder {
+namespace {
+
+using enum ApiKind;
+
+constexpr uint32_t kCopyDefault = 4;  // the attributes' directions are left to the addresses
+
+template <class Params, class Dst, class Src>
+bool read_batch(const Params& p, const Dst* dsts, const Src* srcs, ApiEvent& event, Payload& payload) {
+  // Without copies the call is still recorded (an op on its stream).
+  if (p.count == 0 || dsts == nullptr || srcs == nullptr || p.sizes == nullptr) return read_stream(p, event);
+  if (p.count > payload.capacity / kBatchWordsPerCopy) return false;
+  uint64_t* out = reserve_words(static_cast<uint32_t>(p.count) * kBatchWordsPerCopy, event, payload);
+  if (out == nullptr) return false;
+  for (size_t i = 0; i < p.count; ++i) {
+    out[i * kBatchWordsPerCopy + 0] = u64(dsts[i]);
+    out[i * kBatchWordsPerCopy + 1] = u64(srcs[i]);
+    out[i * kBatchWordsPerCopy + 2] = p.sizes[i];
+  }
+  event.flags |= kFlagBatch;
+  event.dst = out[0];
+  event.src = out[1];
+  event.bytes = out[2];
+  event.value = kCopyDefault;
+  return read_stream(p, event);
+}
+
+template <class Params>
+bool read_runtime_batch(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
+  RACETRACK_FIELD_AT(Params, dsts, 0);
+  RACETRACK_FIELD_AT(Params, srcs, 8);
+  RACETRACK_FIELD_AT(Params, sizes, 16);
+  RACETRACK_FIELD_AT(Params, count, 24);
+  RACETRACK_FIELD_AT(Params, stream, 56);
+  return read_batch(p, p.dsts, p.srcs, event, payload);
+}
+
+template <class Params>
+bool read_driver_batch(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
+  RACETRACK_FIELD_AT(Params, dsts, 0);
+  RACETRACK_FIELD_AT(Params, srcs, 8);
+  RACETRACK_FIELD_AT(Params, sizes, 16);
+  RACETRACK_FIELD_AT(Params, count, 24);
+  // cuMemcpyBatchAsync (12.8) has a failIdx before the stream; _v2 has not.
+  if constexpr (requires(const Params& q) { q.failIdx; }) {
+    RACETRACK_FIELD_AT(Params, hStream, 64);
+  } else {
+    RACETRACK_FIELD_AT(Params, hStream, 56);
+  }
+  return read_batch(p, p.dsts, p.srcs, event, payload);
+}
+
+constexpr CallSpec kBatchCopyCalls[] = {
+    rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000, kMemcpy, kAsync,
+       in<read_runtime_batch<cudaMemcpyBatchAsync_v13000_params>>),
+    rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000, kMemcpy, kAsync | kPts,
+       in<read_runtime_batch<cudaMemcpyBatchAsync_ptsz_v13000_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync, kMemcpy, kAsync,
+        in<read_driver_batch<cuMemcpyBatchAsync_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz, kMemcpy, kAsync | kPts,
+        in<read_driver_batch<cuMemcpyBatchAsync_ptsz_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2, kMemcpy, kAsync,
+        in<read_driver_batch<cuMemcpyBatchAsync_v2_params>>),
+    drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz, kMemcpy, kAsync | kPts,
+        in<read_driver_batch<cuMemcpyBatchAsync_v2_ptsz_params>>),
+};
+static_assert(!has_duplicates(kBatchCopyCalls));
+
+}  // namespace
+
+std::span<const CallSpec> batch_copy_calls() {
+  return kBatchCopyCalls;
+}
+
+}  // namespace racetrack::capture::decoder
