@@ -4,6 +4,7 @@
 #include "racetrack/traces/synth.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "racetrack/traces/describe.h"
@@ -12,7 +13,9 @@
 namespace racetrack {
 
 std::string_view shape_name(HazardShape shape) {
-  static constexpr std::string_view kNames[] = {"C1", "C2", "C3", "C4", "C5"};
+  static constexpr std::string_view kNames[] = {"C1", "C2", "C3",  "C4",  "C5",  "C6",  "C7",
+                                                "C8", "C9", "C10", "C11", "C12", "C13", "C15"};
+  static_assert(std::size(kNames) == kHazardShapeCount);
   return kNames[static_cast<int>(shape)];
 }
 
