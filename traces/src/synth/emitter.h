@@ -19,7 +19,7 @@
 namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
-inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kStreamCount = 3;
+inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kStreamCount = 4;
 
 struct Tensor {
   uint64_t address = 0;

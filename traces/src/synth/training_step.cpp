@@ -49,6 +49,7 @@ void TrainingLoop::setup() {
   embedding_ = allocator_.allocate("embedding.weight", std::max<uint64_t>(act / 2, 4096), kCompute);
   loss_ = allocator_.allocate("loss", 512, kCompute);
   loss_host_ = e_.driver_alloc("loss.item staging", 512, v1::SPACE_PINNED_HOST);
+  setup_input();
   compute_to_offload_ = e_.new_event("compute_to_offload");
   compute_to_reload_ = e_.new_event("compute_to_reload");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));
@@ -218,7 +219,8 @@ void TrainingLoop::forward(uint32_t mb) {
   e_.range_push("forward");
   e_.range_push("microbatch" + std::to_string(mb));
   Tensor x = alloc("embedding.out", mb, 0, act, kCompute);
-  e_.kernel(kCompute, kEmbedding, {&embedding_}, {&x}, scaled(20000, act));
+  e_.kernel(kCompute, kEmbedding, {&embedding_, &batch()}, {&x}, scaled(20000, act));
+  after_embedding();
   for (uint32_t l = 0; l < options_.layers; ++l) {
     const Weights& w = weights_[l];
     LayerState& s = state_[mb][l];
@@ -354,6 +356,7 @@ void TrainingLoop::iteration(uint64_t i) {
   iteration_ = i;
   forwards_run_ = 0;
   e_.set_iteration(i);
+  wait_for_batch();
   const uint32_t m = options_.microbatches;
   if (options_.schedule == Schedule::kSequential) {
     for (uint32_t mb = 0; mb < m; ++mb) {

@@ -64,6 +64,18 @@ class TrainingLoop {
   // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
   // the host read.
   void loss_item();
+  // The input pipeline (host_injections.cpp): the loader fills a pinned
+  // staging buffer and copies each batch on the input stream into one of
+  // two device slots of the application's own, prefetching the next batch
+  // while the first forward of a step runs.
+  void setup_input();
+  void wait_for_batch();  // compute waits for the current slot's copy
+  void prefetch_next_batch();
+  // The current batch, read by every forward's embedding lookup.
+  const Tensor& batch() const { return batch_slots_[slot_]; }
+  // After each forward's lookup: the prefetch follows the step's first, the
+  // slot is free after its last.
+  void after_embedding();
   // `produced`: the op that wrote `saved` (C6's first op).
   void offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved, OpMark produced);
   // How the offloaded tensor is released after its D2H.
@@ -104,6 +116,12 @@ class TrainingLoop {
   std::vector<bool> forward_done_;
   uint32_t forwards_run_ = 0;  // in this iteration
   Tensor embedding_, loss_, loss_host_;
+  Tensor batch_host_, batch_slots_[2];
+  uint32_t batch_ready_[2] = {}, slot_free_[2] = {}, staging_free_ = 0;
+  uint32_t slot_ = 0;       // the slot this step reads
+  uint32_t next_slot_ = 0;  // the slot the next batch went into
+  OpMark staging_read_;     // the H2D that last read the staging buffer (C7)
+  OpMark first_lookup_;     // this step's first embedding lookup (C12)
   uint32_t compute_to_offload_ = 0, compute_to_reload_ = 0;
   uint32_t last_reload_event_ = 0;  // the reload event recorded last (C11's join)
   uint64_t iteration_ = 0;
