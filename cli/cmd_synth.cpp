@@ -56,8 +56,7 @@ std::string shape_list() {
 int run_synth(SynthArgs& a) {
   for (const auto& spec : a.inject)
     if (!parse_injection(spec, a.options)) {
-      std::cerr << "synth: bad --inject '" << spec
-                << "': expected a shape (" << shape_list()
+      std::cerr << "synth: bad --inject '" << spec << "': expected a shape (" << shape_list()
                 << "), optionally :COUNT and @ITERATION (>= 1), or all\n";
       return kExitBadInput;
     }
