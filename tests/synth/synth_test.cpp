@@ -155,7 +155,9 @@ TEST(Synth, GroundTruthPairsExistOverlapOnDifferentStreamsAndAreUnordered) {
                      (!known || (x.lo <= h.address && h.address + h.bytes <= x.hi));
       // (C10's consumer read is narrowed to the first half, which its pair
       // does not write.)
-      if (known || h.shape != rt::HazardShape::kC10) EXPECT_TRUE(overlap);
+      if (known || h.shape != rt::HazardShape::kC10) {
+        EXPECT_TRUE(overlap);
+      }
       if (h.shape != rt::HazardShape::kC15) {  // stream order, but for PDL (hb_graph has no rule 1a)
         EXPECT_FALSE(graph.ordered(h.first_seq, h.second_seq));
       }
