@@ -3,9 +3,17 @@
 // change), known modes (--modes raw or code to score those instead). Per
 // shape, found/injected: the injected pair is shown at the default
 // confidence with the truth's kind, address and bytes, and where check
-// names the shape in its explanation (C9, C10, C11, C15) it does. The clean
-// trace of each seed must show no hazard. Check time of the injected trace
-// is printed as a ratio of the clean trace's, measured in the same run.
+// names the shape in its explanation (C9, C10, C11, C15) it does. Check
+// explains each group's first hazard only: a C9 pair grouped under an
+// earlier C5 (the same signature) or a C11 under a C2 shares their
+// explanation, and counts as found on its pair alone. The clean trace of
+// each seed must show no hazard. Check time of the injected trace is printed
+// as a ratio of the clean trace's, measured in the same run. Last, per
+// shape, the confidence at which the pair itself is found at all (a pass
+// that keeps every hazard): with raw words, inferred extents and modes
+// change what a strict match requires.
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -45,8 +53,10 @@ std::string make_trace(uint64_t seed, const Options& o, bool inject, rt::SynthRe
   return path;
 }
 
-rt::race::CheckResult check(const std::string& path, double& seconds) {
+rt::race::CheckResult check(const std::string& path, double& seconds, bool keep_all = false) {
   rt::race::CheckOptions options;
+  options.keep_all = keep_all;
+  options.explain_and_fix = !keep_all;
   options.code_modes = std::make_shared<rt::race::CodeModeTable>(rt::race::CodeModesOptions{});
   const auto start = std::chrono::steady_clock::now();
   auto result = rt::race::check_file(path, options);
@@ -66,10 +76,16 @@ const char* expected_why(rt::HazardShape shape) {
   }
 }
 
-bool matches(const rt::race::Hazard& h, const rt::InjectedHazard& i, const rt::race::CheckResult& result) {
-  return h.first.seq == i.first_seq && h.second.seq == i.second_seq &&
-         rt::race::kind_name(h.kind) == i.kind && h.lo == i.address && h.hi - h.lo == i.bytes &&
-         result.groups[h.group].explanation.find(expected_why(i.shape)) != std::string::npos;
+enum class Match { kNone, kPair, kPairAndWhy };
+
+Match match(const rt::race::Hazard& h, const rt::InjectedHazard& i, const rt::race::CheckResult& result) {
+  if (h.first.seq != i.first_seq || h.second.seq != i.second_seq || rt::race::kind_name(h.kind) != i.kind ||
+      h.lo != i.address || h.hi - h.lo != i.bytes)
+    return Match::kNone;
+  const rt::race::HazardGroup& group = result.groups[h.group];
+  if (!(group.first.key() == h.key())) return Match::kPair;  // explained as its group's first
+  return group.explanation.find(expected_why(i.shape)) != std::string::npos ? Match::kPairAndWhy
+                                                                            : Match::kNone;
 }
 
 }  // namespace
@@ -89,19 +105,34 @@ int main(int argc, char** argv) {
               "per shape");
   std::printf("%-5s %-7s %-9s %-14s %-12s\n", "", "shown", "/injected", "", "inj/clean");
   std::map<std::string, std::pair<int, int>> totals;  // shape -> found, injected
+  std::map<std::string, std::array<int, 4>> pair_at;  // shape -> pairs by confidence found at; missed
   uint64_t clean_shown = 0, found_all = 0, injected_all = 0;
+  uint64_t why_checked = 0, why_total = 0;  // C9/C10/C11/C15 pairs that are their group's first
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     rt::SynthResult clean_truth, truth;
     double clean_s = 0, inject_s = 0;
     const rt::race::CheckResult clean = check(make_trace(seed, o, false, clean_truth), clean_s);
-    const rt::race::CheckResult result = check(make_trace(seed, o, true, truth), inject_s);
+    const std::string injected_path = make_trace(seed, o, true, truth);
+    const rt::race::CheckResult result = check(injected_path, inject_s);
+    double every_s = 0;
+    const rt::race::CheckResult every = check(injected_path, every_s, true);
     clean_shown += clean.shown_groups();
     std::map<std::string, std::pair<int, int>> per_shape;
     uint64_t found = 0;
     for (const rt::InjectedHazard& i : truth.injected) {
-      bool hit = false;
-      for (const rt::race::Hazard& h : result.shown) hit = hit || matches(h, i, result);
+      Match best = Match::kNone;
+      for (const rt::race::Hazard& h : result.shown) best = std::max(best, match(h, i, result));
+      const bool hit = best != Match::kNone;
+      int at = 3;  // missed
+      for (const rt::race::Hazard& h : every.all)
+        if (h.first.seq == i.first_seq && h.second.seq == i.second_seq)
+          at = std::min(at, 2 - static_cast<int>(h.confidence));
+      ++pair_at[std::string(rt::shape_name(i.shape))][static_cast<size_t>(at)];
       found += hit;
+      if (*expected_why(i.shape)) {
+        ++why_total;
+        why_checked += best == Match::kPairAndWhy;
+      }
       for (auto* m : {&per_shape, &totals}) {
         auto& [f, n] = (*m)[std::string(rt::shape_name(i.shape))];
         f += hit;
@@ -131,6 +162,16 @@ int main(int argc, char** argv) {
     const auto& [f, n] = totals[name];
     std::printf(" %s %d/%d", name.c_str(), f, n);
   }
+  std::printf("\nthe pair at any confidence (definite/likely/possible/missed):");
+  for (int s = 0; s < rt::kHazardShapeCount; ++s) {
+    const std::string name(rt::shape_name(static_cast<rt::HazardShape>(s)));
+    const auto& c = pair_at[name];
+    std::printf(" %s %d/%d/%d/%d", name.c_str(), c[0], c[1], c[2], c[3]);
+  }
+  std::printf(
+      "\nC9/C10/C11/C15 pairs whose own explanation was checked (their group's first): %llu of %llu; the "
+      "others share the explanation of an earlier pair with their signature (C5's, C2's)",
+      static_cast<unsigned long long>(why_checked), static_cast<unsigned long long>(why_total));
   std::printf("\nclean shown groups: %llu (target 0); injected found: %llu of %llu; acceptance %s\n",
               static_cast<unsigned long long>(clean_shown), static_cast<unsigned long long>(found_all),
               static_cast<unsigned long long>(injected_all),

@@ -53,6 +53,15 @@ std::string shape_list() {
   return out;
 }
 
+const char* placement_hint(HazardShape shape) {
+  switch (shape) {
+    case HazardShape::kC3: return " (C3 needs --schedule 1f1b)";
+    case HazardShape::kC7:
+    case HazardShape::kC12: return " or none was left (one place per iteration: more --ops)";
+    default: return "";
+  }
+}
+
 int run_synth(SynthArgs& a) {
   for (const auto& spec : a.inject)
     if (!parse_injection(spec, a.options)) {
@@ -115,7 +124,7 @@ int run_synth(SynthArgs& a) {
     if (result->not_placed[s])
       std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
                 << " injection(s) could not be placed: the trace ordered every candidate pair"
-                << (s == static_cast<int>(HazardShape::kC3) ? " (C3 needs --schedule 1f1b)" : "") << "\n";
+                << placement_hint(static_cast<HazardShape>(s)) << "\n";
   return kExitOk;
 }
 
