@@ -5,7 +5,9 @@
 //   it and is not ordered after the copy.
 // - C10: the reload is split over two copy streams (the second half on the
 //   offload stream) and the consumer waits on the reload stream's event
-//   only (DeepSpeed#8061's one-of-several producers).
+//   only (DeepSpeed#8061's one-of-several producers). The reload stream
+//   waits for its helper at its next reload, so only the consumer's reads
+//   race, not every later owner of the block.
 // - C13: the new block is zero-filled on the compute stream (torch.zeros
 //   for torch.empty) after the reload stream's join with compute, so the
 //   memset and the H2D both write it unordered (vllm#45357).
@@ -30,6 +32,8 @@ std::optional<HazardShape> TrainingLoop::reload_copy(Group& grp, const std::stri
     const Tensor second = grp.reloaded.part(half, grp.reloaded.size - half);
     e_.copy(kOffload, second, grp.pinned.part(half, grp.pinned.size - half));
     e_.watch_last(HazardShape::kC10, second, true, at);
+    e_.record(helper_done_, kOffload);
+    helper_pending_ = true;
     return HazardShape::kC10;
   }
   e_.copy(kReload, grp.reloaded, grp.pinned);

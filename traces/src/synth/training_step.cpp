@@ -52,6 +52,7 @@ void TrainingLoop::setup() {
   setup_input();
   compute_to_offload_ = e_.new_event("compute_to_offload");
   compute_to_reload_ = e_.new_event("compute_to_reload");
+  helper_done_ = e_.new_event("reload_helper_done");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));
   for (uint32_t mb = 0; mb < options_.microbatches; ++mb)
     for (uint32_t l = 0; l < options_.layers; ++l)
@@ -148,6 +149,10 @@ void TrainingLoop::prefetch(uint32_t mb, uint32_t layer, int g, bool before_forw
     e_.wait(kReload, compute_to_reload_);
   }
   e_.wait(kReload, grp.offload_event);
+  if (helper_pending_) {
+    e_.wait(kReload, helper_done_);  // C10's helper, before the block is reused
+    helper_pending_ = false;
+  }
   const std::string at = "iteration " + std::to_string(iteration_) + ", " + where(mb, layer, g);
   grp.reloaded = alloc(std::string(kGroupNames[g]) + ".reloaded", mb, layer, grp.pinned.size, kReload);
   const std::optional<HazardShape> changed = reload_copy(grp, at);

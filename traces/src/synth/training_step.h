@@ -124,6 +124,10 @@ class TrainingLoop {
   OpMark first_lookup_;     // this step's first embedding lookup (C12)
   uint32_t compute_to_offload_ = 0, compute_to_reload_ = 0;
   uint32_t last_reload_event_ = 0;  // the reload event recorded last (C11's join)
+  // C10's second copy stream records this after its half; the reload
+  // stream, which owns the block, waits on it at its next reload.
+  uint32_t helper_done_ = 0;
+  bool helper_pending_ = false;
   uint64_t iteration_ = 0;
   uint64_t site_ = 0;
   bool skip_next_reload_join_ = false;  // C4
