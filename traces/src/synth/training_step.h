@@ -67,14 +67,15 @@ class TrainingLoop {
   // The input pipeline (host_injections.cpp): the loader fills a pinned
   // staging buffer and copies each batch on the input stream into one of
   // two device slots of the application's own, prefetching the next batch
-  // while the first forward of a step runs.
+  // once the step's last lookup is queued.
   void setup_input();
   void wait_for_batch();  // compute waits for the current slot's copy
   void prefetch_next_batch();
+  void copy_batch(uint32_t slot);
   // The current batch, read by every forward's embedding lookup.
   const Tensor& batch() const { return batch_slots_[slot_]; }
-  // After each forward's lookup: the prefetch follows the step's first, the
-  // slot is free after its last.
+  // After each forward's lookup: after the step's last, the slot is free
+  // and the next batch is prefetched.
   void after_embedding();
   // `produced`: the op that wrote `saved` (C6's first op).
   void offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved, OpMark produced);
@@ -120,8 +121,7 @@ class TrainingLoop {
   uint32_t batch_ready_[2] = {}, slot_free_[2] = {}, staging_free_ = 0;
   uint32_t slot_ = 0;       // the slot this step reads
   uint32_t next_slot_ = 0;  // the slot the next batch went into
-  OpMark staging_read_;     // the H2D that last read the staging buffer (C7)
-  OpMark first_lookup_;     // this step's first embedding lookup (C12)
+  OpMark last_lookup_;      // this step's last embedding lookup (C12)
   uint32_t compute_to_offload_ = 0, compute_to_reload_ = 0;
   uint32_t last_reload_event_ = 0;  // the reload event recorded last (C11's join)
   // C10's second copy stream records this after its half; the reload
