@@ -1,5 +1,5 @@
 // Acceptance of extents from pointers on raw traces (docs/check.md): for
-// `racetrack synth --modes raw --inject all`, seeds 1-5 at 10^6 ops (or the
+// `racetrack synth --modes raw --inject C1,C2,C3,C4,C5`, seeds 1-5 at 10^6 ops (or the
 // size given as the first argument), scored against the synth ground truth:
 //  - every injected hazard in which a copy or memset writes (C1, C3, C4, C5)
 //    is shown at the default confidence (likely);
@@ -71,9 +71,10 @@ Score score(const std::string& path, const rt::SynthResult& truth) {
 
 int main(int argc, char** argv) {
   const uint64_t ops = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
-  std::printf("raw synth with every shape injected, %llu ops, best of 3; decode on one thread, check with its "
-              "reader thread\n\n",
-              static_cast<unsigned long long>(ops));
+  std::printf(
+      "raw synth with every shape injected, %llu ops, best of 3; decode on one thread, check with its "
+      "reader thread\n\n",
+      static_cast<unsigned long long>(ops));
   std::printf("%4s %9s %7s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "seed", "hazards", "shown", "pass 1",
               "2 passes", "whole seg", "whole seg", "copy writers", "C2 rank", "groups");
   std::printf("%4s %9s %7s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "", "", "groups", "/decode", "/decode",
@@ -85,7 +86,8 @@ int main(int argc, char** argv) {
     synth.seed = seed;
     synth.target_ops = ops;
     synth.known_modes = false;
-    synth.inject.fill(1);
+    for (int s = 0; s <= static_cast<int>(rt::HazardShape::kC5); ++s)
+      synth.inject[s] = 1;  // the offload shapes
     const std::string path =
         (racetrack::bench::bench_dir() / ("raw-extents-" + std::to_string(seed) + ".rtrace")).string();
     rt::SynthResult truth;

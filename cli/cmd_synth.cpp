@@ -22,7 +22,8 @@ struct SynthArgs {
 };
 
 // "C3", "C3:2" (two of them), "C3@5" (from iteration 5 on), "C3:2@5"; "all"
-// stands for every shape ("all:2" is two of each).
+// stands for every shape ("all:2" is two of each). One --inject may list
+// several, separated by commas.
 bool parse_injection(const std::string& spec, SynthOptions& o) {
   const auto at = spec.find('@');
   const std::string head = spec.substr(0, at);
@@ -45,11 +46,27 @@ bool parse_injection(const std::string& spec, SynthOptions& o) {
   return matched;
 }
 
+std::string shape_list() {
+  std::string out;
+  for (int s = 0; s < kHazardShapeCount; ++s)
+    out += (s ? " " : "") + std::string(shape_name(static_cast<HazardShape>(s)));
+  return out;
+}
+
+const char* placement_hint(HazardShape shape) {
+  switch (shape) {
+    case HazardShape::kC3: return " (C3 needs --schedule 1f1b)";
+    case HazardShape::kC7:
+    case HazardShape::kC12: return " or none was left (one place per iteration: more --ops)";
+    default: return "";
+  }
+}
+
 int run_synth(SynthArgs& a) {
   for (const auto& spec : a.inject)
     if (!parse_injection(spec, a.options)) {
-      std::cerr << "synth: bad --inject '" << spec
-                << "': expected C1..C5, optionally :COUNT and @ITERATION (>= 1), or all\n";
+      std::cerr << "synth: bad --inject '" << spec << "': expected a shape (" << shape_list()
+                << "), optionally :COUNT and @ITERATION (>= 1), or all\n";
       return kExitBadInput;
     }
   a.options.schedule = a.schedule == "sequential" ? Schedule::kSequential : Schedule::k1F1B;
@@ -107,7 +124,7 @@ int run_synth(SynthArgs& a) {
     if (result->not_placed[s])
       std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
                 << " injection(s) could not be placed: the trace ordered every candidate pair"
-                << (s == static_cast<int>(HazardShape::kC3) ? " (C3 needs --schedule 1f1b)" : "") << "\n";
+                << placement_hint(static_cast<HazardShape>(s)) << "\n";
   return kExitOk;
 }
 
@@ -141,10 +158,10 @@ void add_synth(CLI::App& app, int& exit_code) {
                   "machine-code modes (a module with their analysis)")
       ->capture_default_str()
       ->check(CLI::IsMember({"known", "raw", "code"}));
-  cmd->add_option(
-      "--inject", a->inject,
-      "inject hazards (repeatable): C1..C5, with :COUNT and/or @ITERATION to place them from that "
-      "iteration on, or all");
+  cmd->add_option("--inject", a->inject,
+                  "inject hazards (repeatable, or comma-separated): " + shape_list() +
+                      ", with :COUNT and/or @ITERATION to place them from that iteration on, or all")
+      ->delimiter(',');
   cmd->add_option("--truth", a->truth, "ground-truth JSON (default OUTPUT.truth.json)");
   cmd->add_flag("--no-compress", a->no_compress, "write uncompressed chunks");
   cmd->callback([a, &exit_code] { exit_code = run_synth(*a); });

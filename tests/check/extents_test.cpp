@@ -247,7 +247,9 @@ TEST(RawSynth, CopyWritersShownAndC2AmongTheStrongestPossible) {
   options.seed = 1;
   options.target_ops = 10000;
   options.known_modes = false;
-  options.inject.fill(1);
+  for (HazardShape s :
+       {HazardShape::kC1, HazardShape::kC2, HazardShape::kC3, HazardShape::kC4, HazardShape::kC5})
+    options.inject[static_cast<int>(s)] = 1;  // the offload shapes this acceptance is about
   const std::string path = dir.path("raw_inject_all.rtrace");
   auto writer = TraceWriter::create(path);
   ASSERT_TRUE(writer.ok()) << writer.error().describe();

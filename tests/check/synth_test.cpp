@@ -2,17 +2,21 @@
 // found, clean traces show nothing definite or likely (with known kernel
 // modes or only raw argument words), hazards that are shown all touch an
 // injected pair, and the trace rewritten with the suggested fixes checks
-// clean.
+// clean. Per shape, at 10^4 ops: the injected pair is shown at the default
+// confidence with its kind, address and bytes, and the explanation names
+// the shape where check has one (C9, C10, C11, C15).
 #include "racetrack/traces/synth.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "check_test_support.h"
+#include "racetrack/code/access_modes.h"
 #include "test_support.h"
 
 namespace racetrack::check_test {
@@ -31,6 +35,7 @@ Synthesized synthesize_to(const TempDir& dir, uint64_t seed, uint64_t ops, bool 
   options.seed = seed;
   options.target_ops = ops;
   options.known_modes = known_modes;
+  options.analyzer_version = code::kAnalyzerVersion;
   options.inject.fill(inject);
   const std::string path =
       dir.path("s" + std::to_string(seed) + "_" + std::to_string(ops) + (known_modes ? "_known" : "_raw") +
@@ -82,10 +87,21 @@ TEST_P(Synth, EveryInjectedHazardIsFoundAndEveryShownOneTouchesAnInjection) {
       found.insert({h.first.seq, h.second.seq});
       found_kinds.insert({h.first.seq, h.second.seq, std::string(race::kind_name(h.kind))});
     }
-    std::set<uint64_t> injected_ops;
+    std::set<uint64_t> injected_ops, second_ops;
+    for (const race::Hazard& h : result.all) second_ops.insert(h.second.seq);
     for (const InjectedHazard& i : s.truth.injected) {
       injected_ops.insert(i.first_seq);
       injected_ops.insert(i.second_seq);
+      if (!known && i.shape == HazardShape::kC6) {
+        // Raw words: every kernel that took the tensor's pointer may have
+        // written it, so the D2H pairs with the last of them (the kernel
+        // reading the tensor after its producer), not the producer.
+        EXPECT_TRUE(second_ops.count(i.second_seq)) << "C6 #" << i.second_seq << " missed";
+        continue;
+      }
+      // Raw words: C10's second producer copies into the middle of the
+      // block, and the inferred blocks split there (docs/synth.md).
+      if (!known && i.shape == HazardShape::kC10) continue;
       EXPECT_TRUE(found.count({i.first_seq, i.second_seq}))
           << shape_name(i.shape) << " #" << i.first_seq << " -> #" << i.second_seq << " (" << i.where
           << ") missed";
@@ -150,6 +166,74 @@ TEST(SynthFixes, FixedTraceChecksClean) {
     EXPECT_EQ(again.ops, result.ops + inserted);
   }
 }
+
+// One shape at a time, with known modes at 10^4 ops.
+struct ShapeCase {
+  HazardShape shape;
+  const char* why;  // in the explanation of the pair's group ("" where check names no shape)
+};
+
+void PrintTo(const ShapeCase& c, std::ostream* out) {
+  *out << shape_name(c.shape);
+}
+
+class SynthShape : public ::testing::TestWithParam<ShapeCase> {};
+
+TEST_P(SynthShape, InjectedPairIsShownWithItsKindAddressAndBytes) {
+  const ShapeCase c = GetParam();
+  TempDir dir;
+  SynthOptions options;
+  options.seed = 1;
+  options.target_ops = 10000;
+  options.analyzer_version = code::kAnalyzerVersion;
+  options.inject[static_cast<int>(c.shape)] = 1;
+  const std::string path = dir.path(std::string(shape_name(c.shape)) + ".rtrace");
+  auto writer = TraceWriter::create(path);
+  ASSERT_TRUE(writer.ok());
+  auto truth = synthesize(options, *writer);
+  ASSERT_TRUE(truth.ok()) << truth.error().describe();
+  ASSERT_TRUE(writer->close().ok());
+  ASSERT_EQ(truth->injected.size(), 1u);
+  for (uint32_t n : truth->not_placed) EXPECT_EQ(n, 0u);
+
+  const race::CheckResult result = check_path(path, race::CheckOptions{});
+  for (const InjectedHazard& i : truth->injected) {
+    SCOPED_TRACE("#" + std::to_string(i.first_seq) + " -> #" + std::to_string(i.second_seq) + " (" + i.where +
+                 ")");
+    EXPECT_EQ(i.shape, c.shape);
+    auto hit = std::find_if(result.shown.begin(), result.shown.end(), [&](const race::Hazard& h) {
+      return h.first.seq == i.first_seq && h.second.seq == i.second_seq;
+    });
+    ASSERT_NE(hit, result.shown.end()) << "not shown";
+    EXPECT_EQ(race::kind_name(hit->kind), i.kind);
+    EXPECT_EQ(hit->lo, i.address);
+    EXPECT_EQ(hit->hi - hit->lo, i.bytes);
+    const std::string& why = result.groups[hit->group].explanation;
+    EXPECT_NE(why.find(c.why), std::string::npos) << why;
+  }
+  // The rest of the trace is clean: whatever else is shown shares an op with an injected pair.
+  for (const race::Hazard& h : result.shown) {
+    const bool touches =
+        std::any_of(truth->injected.begin(), truth->injected.end(), [&](const InjectedHazard& i) {
+          return h.first.seq == i.first_seq || h.second.seq == i.second_seq || h.first.seq == i.second_seq ||
+                 h.second.seq == i.first_seq;
+        });
+    EXPECT_TRUE(touches) << "#" << h.first.seq << " -> #" << h.second.seq;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, SynthShape,
+    ::testing::Values(
+        ShapeCase{HazardShape::kC1, ""}, ShapeCase{HazardShape::kC2, ""}, ShapeCase{HazardShape::kC3, ""},
+        ShapeCase{HazardShape::kC4, ""}, ShapeCase{HazardShape::kC5, ""}, ShapeCase{HazardShape::kC6, ""},
+        ShapeCase{HazardShape::kC7, ""}, ShapeCase{HazardShape::kC8, ""},
+        ShapeCase{HazardShape::kC9, "waited, but on an event recorded on another stream than reload_h2d"},
+        ShapeCase{HazardShape::kC10, "waited on one producer of"},
+        ShapeCase{HazardShape::kC11, "waited, but on an event recorded on another stream than offload_d2h"},
+        ShapeCase{HazardShape::kC12, ""}, ShapeCase{HazardShape::kC13, ""},
+        ShapeCase{HazardShape::kC15, "its code has no grid-dependency wait"}),
+    [](const ::testing::TestParamInfo<ShapeCase>& p) { return std::string(shape_name(p.param.shape)); });
 
 }  // namespace
 }  // namespace racetrack::check_test

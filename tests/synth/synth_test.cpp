@@ -38,6 +38,7 @@ rt::SynthOptions small(bool known_modes = true) {
   rt::SynthOptions o;
   o.target_ops = 20000;
   o.known_modes = known_modes;
+  o.analyzer_version = rt::code::kAnalyzerVersion;  // C15's stored analysis
   return o;
 }
 
@@ -97,7 +98,7 @@ TEST(Synth, TracesValidateAndHaveTheModelledShape) {
     EXPECT_LT(result.ops, 30000u);  // approximate: whole iterations
     auto trace = rt::load_trace(dir.path("t.rtrace"));
     ASSERT_TRUE(trace);
-    ASSERT_EQ(trace->streams_size(), 3);
+    ASSERT_EQ(trace->streams_size(), 4);
     std::map<std::string, int> kinds;
     bool device_times = true, known_accesses = false;
     for (const auto& op : trace->ops()) {
@@ -107,7 +108,9 @@ TEST(Synth, TracesValidateAndHaveTheModelledShape) {
     }
     EXPECT_TRUE(device_times);
     EXPECT_EQ(known_accesses, known) << "kernels carry accesses only with known modes";
-    for (const char* k : {"kernel", "memcpy", "record", "wait", "query", "sync"}) EXPECT_GT(kinds[k], 0) << k;
+    for (const char* k : {"kernel", "memcpy", "record", "wait", "query", "sync", "hostaccess"})
+      EXPECT_GT(kinds[k], 0) << k;
+    EXPECT_EQ(kinds["memset"], 0) << "only C13 zero-fills";
     EXPECT_EQ(kinds["alloc"] > 100, known) << "allocator blocks are visible only with known modes";
   }
 }
@@ -119,7 +122,7 @@ TEST(Synth, GroundTruthPairsExistOverlapOnDifferentStreamsAndAreUnordered) {
     o.target_ops = 40000;
     o.inject.fill(2);
     const auto result = synth_to(dir.path("t.rtrace"), o);
-    ASSERT_GE(result.injected.size(), 8u) << "most injections find a place";
+    ASSERT_GE(result.injected.size(), 2u * rt::kHazardShapeCount - 4) << "most injections find a place";
     auto trace = rt::load_trace(dir.path("t.rtrace"));
     ASSERT_TRUE(trace);
     const auto accesses = accesses_by_seq(*trace);
@@ -134,14 +137,30 @@ TEST(Synth, GroundTruthPairsExistOverlapOnDifferentStreamsAndAreUnordered) {
       const auto* a = ops[h.first_seq];
       const auto* b = ops[h.second_seq];
       const auto stream_of = [](const rt::v1::Op& op) { return op.has_host_access() ? 0u : op.stream(); };
-      EXPECT_NE(stream_of(*a), stream_of(*b));
+      if (h.shape == rt::HazardShape::kC15) {
+        // One stream: the second is a PDL launch right behind the first.
+        EXPECT_EQ(stream_of(*a), stream_of(*b));
+        EXPECT_TRUE(a->has_kernel() && b->has_kernel() && b->kernel().programmatic_stream_serialization());
+        EXPECT_EQ(h.second_seq, h.first_seq + 1);
+      } else {
+        EXPECT_NE(stream_of(*a), stream_of(*b));
+      }
       bool overlap = false;
       for (const auto& x : accesses.at(h.first_seq))
         for (const auto& y : accesses.at(h.second_seq))
+          // With raw words the resolver's inferred blocks may be narrower
+          // than the tensor (C10's split copy puts a pointer in a block's
+          // middle): there the pair only has to overlap.
           overlap |= x.space == y.space && x.lo < y.hi && y.lo < x.hi && (x.writes || y.writes) &&
-                     x.lo <= h.address && h.address + h.bytes <= x.hi;
-      EXPECT_TRUE(overlap);
-      EXPECT_FALSE(graph.ordered(h.first_seq, h.second_seq));
+                     (!known || (x.lo <= h.address && h.address + h.bytes <= x.hi));
+      // (C10's consumer read is narrowed to the first half, which its pair
+      // does not write.)
+      if (known || h.shape != rt::HazardShape::kC10) {
+        EXPECT_TRUE(overlap);
+      }
+      if (h.shape != rt::HazardShape::kC15) {  // stream order, but for PDL (hb_graph has no rule 1a)
+        EXPECT_FALSE(graph.ordered(h.first_seq, h.second_seq));
+      }
     }
   }
 }
@@ -154,7 +173,7 @@ TEST(Synth, EveryShapeIsPlacedUnder1F1BAndInjectFromIterationIsHonoured) {
   const auto result = synth_to(dir.path("t.rtrace"), o);
   std::map<rt::HazardShape, uint64_t> placed;
   for (const auto& h : result.injected) placed[h.shape] = h.iteration;
-  EXPECT_EQ(placed.size(), 5u);
+  EXPECT_EQ(placed.size(), static_cast<size_t>(rt::kHazardShapeCount));
   EXPECT_GE(placed[rt::HazardShape::kC5], 4u);
   for (auto n : result.not_placed) EXPECT_EQ(n, 0u);
 }
@@ -185,7 +204,11 @@ TEST(Synth, CommandLineWritesTraceAndTruthAndRejectsBadFlags) {
   EXPECT_THAT(run.out, testing::HasSubstr("injected hazard(s) listed in"));
   EXPECT_THAT(rt::testing::read_bytes(dir.path("cli.rtrace.truth.json")),
               testing::HasSubstr("\"shape\": \"C5\""));
-  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --inject C7").code, 2);
+  run = rt::testing::run_cli(dir, "synth --seed 3 --ops 5000 -o " + out + " --inject C6:2,C15 --inject C12");
+  EXPECT_EQ(run.code, 0) << run.err;
+  const std::string truth = rt::testing::read_bytes(dir.path("cli.rtrace.truth.json"));
+  for (const char* shape : {"\"C6\"", "\"C12\"", "\"C15\""}) EXPECT_THAT(truth, testing::HasSubstr(shape));
+  EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --inject C14").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --layers 0").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o " + out + " --schedule zigzag").code, 2);
   EXPECT_EQ(rt::testing::run_cli(dir, "synth -o /nonexistent/dir/x.rtrace").code, 2);

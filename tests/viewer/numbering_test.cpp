@@ -48,8 +48,8 @@ class NumberingTest : public QObject {
              QStringLiteral("--microbatches"), QStringLiteral("2"), QStringLiteral("--activation-bytes"),
              QStringLiteral("1048576"), QStringLiteral("--modes"), QStringLiteral("raw"),
              QStringLiteral("--inject"), QStringLiteral("all"),
-             // Seed 3 numbers possible groups before the likely ones.
-             QStringLiteral("--seed"), QStringLiteral("3")});
+             // Seed 6 numbers possible groups before the likely ones.
+             QStringLiteral("--seed"), QStringLiteral("6")});
     const QJsonObject check =
         QJsonDocument::fromJson(run_cli({QStringLiteral("check"), QStringLiteral("--format"),
                                          QStringLiteral("json"), QStringLiteral("--all"), trace}))

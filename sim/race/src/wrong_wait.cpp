@@ -41,8 +41,13 @@ void WrongWaits::want(const Hazard& h) {
 }
 
 void WrongWaits::note_regions(const v1::Chunk& chunk) {
-  for (const v1::Region& r : chunk.regions())
-    if (by_region_.count(r.id())) region_at_[r.base()] = {r.base() + r.size(), r.id()};
+  for (const v1::Region& r : chunk.regions()) {
+    if (!by_region_.count(r.id())) continue;
+    if (r.alloc_seq())
+      allocated_[r.id()] = {r.base(), r.base() + r.size()};
+    else
+      region_at_[r.base()] = {r.base() + r.size(), r.id()};
+  }
 }
 
 void WrongWaits::note(const v1::Op& op) {
@@ -59,6 +64,16 @@ void WrongWaits::note(const v1::Op& op) {
       break;
     case v1::Op::kMemcpy: note_write(op.stream(), op.seq(), 0, op.memcpy().dst()); break;
     case v1::Op::kMemset: note_write(op.stream(), op.seq(), 0, op.memset().dst()); break;
+    case v1::Op::kAlloc:
+      if (auto it = allocated_.find(op.alloc().region()); it != allocated_.end())
+        region_at_[it->second.first] = {it->second.second, it->first};
+      break;
+    case v1::Op::kFree:
+      if (auto it = allocated_.find(op.free().region()); it != allocated_.end()) {
+        auto at = region_at_.find(it->second.first);
+        if (at != region_at_.end() && at->second.second == it->first) region_at_.erase(at);
+      }
+      break;
     default: break;
   }
 }

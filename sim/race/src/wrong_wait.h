@@ -63,7 +63,10 @@ class WrongWaits {
   std::unordered_map<uint32_t, std::vector<size_t>> by_producer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_region_;
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> region_at_;  // base -> (end, region)
-  std::unordered_map<uint32_t, Record> last_record_;             // by event
+  // Watched regions an alloc op creates: they own their address only from
+  // that op to their free (allocator blocks reuse addresses).
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> allocated_;  // region -> (base, end)
+  std::unordered_map<uint32_t, Record> last_record_;                       // by event
 };
 
 }  // namespace racetrack::race

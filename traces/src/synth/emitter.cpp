@@ -26,8 +26,17 @@ const char* kind_of(bool first_writes, bool second_writes) {
 }  // namespace
 
 Emitter::Emitter(TraceBuilder& builder, const SynthOptions& options, uint64_t seed)
-    : builder_(builder), options_(options), rng_(seed), timing_(kStreamCount), order_(kStreamCount) {
-  if (options_.code_modes) add_code_module();
+    : builder_(builder),
+      options_(options),
+      rng_(seed),
+      timing_(kStreamCount),
+      order_(kStreamCount),
+      last_kernel_(kStreamCount + 1) {
+  // Known modes store the analysis only for C15's PDL secondary, and only
+  // with the analyzer version check reads it under.
+  const bool pdl_facts = options_.known_modes && options_.analyzer_version &&
+                         options_.inject[static_cast<int>(HazardShape::kC15)];
+  if (options_.code_modes || pdl_facts) add_code_module();
 }
 
 // One module without an image whose stored analysis is what the machine-
@@ -63,7 +72,7 @@ void Emitter::set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Eng
 }
 
 void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<const Tensor*>& reads,
-                     const std::vector<const Tensor*>& writes, int64_t duration) {
+                     const std::vector<const Tensor*>& writes, int64_t duration, Launch launch) {
   const auto [start, end] = timing_.host_call(rng_.jitter(kLaunchCost, 0.2));
   builder_.set_clock(start);
   std::vector<Span> r, w;
@@ -82,7 +91,12 @@ void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<c
   options.scalars = {(writes.empty() ? 0 : writes.front()->size / 2), 1};
   builder_.kernel(StreamId{stream}, name, r, w, options);
   v1::Op& op = builder_.last_op();
-  if (module_) {
+  if (launch.pdl_without_wait) {
+    // The kernels' module says this one has no grid-dependency wait.
+    op.mutable_kernel()->set_programmatic_stream_serialization(true);
+    if (module_) op.mutable_kernel()->set_module(module_);
+  }
+  if (module_ && options_.code_modes) {
     op.mutable_kernel()->set_module(module_);
     const kernels::Signature* s = kernels::signature_of(name);
     if (layout_error_.empty() && (!s || s->reads != reads.size() || s->writes != writes.size() ||
@@ -92,9 +106,12 @@ void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<c
                       (s ? "signature does not say" : "missing signature cannot say");
   }
   op.set_host_end(end);
+  const std::optional<OrderTracker::Point> primary =
+      launch.pdl_without_wait ? last_kernel_[stream] : std::nullopt;
   last_point_ = order_.device_op(stream);
   set_device_time(op, stream, rng_.jitter(duration, 0.1), Engine::kNone);
-  check_watches(stream, accesses);
+  check_watches(stream, accesses, primary);
+  last_kernel_[stream] = last_point_;
 }
 
 void Emitter::copy(uint32_t stream, const Tensor& dst, const Tensor& src) {
@@ -110,6 +127,20 @@ void Emitter::copy(uint32_t stream, const Tensor& dst, const Tensor& src) {
                   kCopyLatency + static_cast<int64_t>(static_cast<double>(bytes) / kCopyBytesPerNs), engine);
   check_watches(stream,
                 {{src.address, src.address + bytes, false}, {dst.address, dst.address + bytes, true}});
+  last_kernel_[stream].reset();
+}
+
+void Emitter::memset(uint32_t stream, const Tensor& dst) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kLaunchCost, 0.2));
+  builder_.set_clock(start);
+  builder_.memset(StreamId{stream}, dst.span());
+  v1::Op& op = builder_.last_op();
+  op.set_host_end(end);
+  last_point_ = order_.device_op(stream);
+  set_device_time(op, stream, kCopyLatency + static_cast<int64_t>(static_cast<double>(dst.size) / 1000.0),
+                  Engine::kNone);
+  check_watches(stream, {{dst.address, dst.address + dst.size, true}});
+  last_kernel_[stream].reset();
 }
 
 void Emitter::record(uint32_t event, uint32_t stream) {
@@ -119,6 +150,7 @@ void Emitter::record(uint32_t event, uint32_t stream) {
   builder_.last_op().set_host_end(end);
   order_.record(event, stream);
   timing_.record(event, stream);
+  last_kernel_[stream].reset();
 }
 
 void Emitter::wait(uint32_t stream, uint32_t event) {
@@ -128,6 +160,7 @@ void Emitter::wait(uint32_t stream, uint32_t event) {
   builder_.last_op().set_host_end(end);
   order_.wait(stream, event);
   timing_.wait(stream, event);
+  last_kernel_[stream].reset();
 }
 
 bool Emitter::query(uint32_t event) {
@@ -148,6 +181,16 @@ void Emitter::sync_stream(uint32_t stream) {
   builder_.last_op().set_host_end(timing_.host_now());
   order_.host_op();
   order_.join_stream(stream);
+  last_kernel_[stream].reset();  // the host saw it: no PDL overlap across a sync
+}
+
+void Emitter::sync_event(uint32_t event) {
+  builder_.set_clock(timing_.host_call(kEventCost).first);
+  builder_.sync_event(EventId{event});
+  timing_.host_wait_event(event);
+  builder_.last_op().set_host_end(timing_.host_now());
+  order_.host_op();
+  order_.join_event(event);
 }
 
 void Emitter::host_read(const Tensor& t) {
@@ -157,6 +200,15 @@ void Emitter::host_read(const Tensor& t) {
   builder_.last_op().set_host_end(end);
   order_.host_op();
   check_watches(0, {{t.address, t.address + t.size, false}});
+}
+
+void Emitter::host_write(const Tensor& t) {
+  const auto [start, end] = timing_.host_call(2000);
+  builder_.set_clock(start);
+  builder_.host_write(t.span());
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+  check_watches(0, {{t.address, t.address + t.size, true}});
 }
 
 Tensor Emitter::driver_alloc(std::string_view label, uint64_t size, v1::AddressSpace space) {
@@ -196,15 +248,24 @@ void Emitter::block_free(const Tensor& t, uint32_t stream) {
 }
 
 void Emitter::watch_last(HazardShape shape, const Tensor& t, bool write, std::string where) {
-  watches_.push_back(Watch{shape, builder_.last_op().seq(), last_point_, t.address, t.address + t.size, write,
-                           t.space, std::move(where)});
+  watch(shape, mark(), t, write, std::move(where));
+}
+
+OpMark Emitter::mark() const {
+  return OpMark{builder_.op_count(), last_point_};
+}
+
+void Emitter::watch(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where) {
+  watches_.push_back(
+      Watch{shape, from.seq, from.point, t.address, t.address + t.size, write, t.space, std::move(where)});
 }
 
 bool Emitter::watching(HazardShape shape) const {
   return std::any_of(watches_.begin(), watches_.end(), [&](const Watch& w) { return w.shape == shape; });
 }
 
-void Emitter::check_watches(uint32_t agent, const std::vector<Access>& accesses) {
+void Emitter::check_watches(uint32_t agent, const std::vector<Access>& accesses,
+                            std::optional<OrderTracker::Point> overlapped) {
   if (watches_.empty()) return;
   const uint64_t seq = builder_.last_op().seq();
   for (auto it = watches_.begin(); it != watches_.end();) {
@@ -215,23 +276,28 @@ void Emitter::check_watches(uint32_t agent, const std::vector<Access>& accesses)
       ++it;
       continue;
     }
-    if (order_.ordered(it->point, agent)) {
+    const bool overlaps =
+        overlapped && overlapped->agent == it->point.agent && overlapped->tick == it->point.tick;
+    if (order_.ordered(it->point, agent) && !overlaps)
       ++masked_[static_cast<int>(it->shape)];
-    } else {
-      InjectedHazard h;
-      h.shape = it->shape;
-      h.first_seq = it->seq;
-      h.second_seq = seq;
-      h.kind = kind_of(it->write, hit->write);
-      h.space = it->space;
-      h.address = std::max(it->lo, hit->lo);
-      h.bytes = std::min(it->hi, hit->hi) - h.address;
-      h.iteration = iteration_;
-      h.where = it->where;
-      result_.injected.push_back(std::move(h));
-    }
+    else
+      add_injected(*it, seq, *hit);
     it = watches_.erase(it);
   }
+}
+
+void Emitter::add_injected(const Watch& w, uint64_t seq, const Access& hit) {
+  InjectedHazard h;
+  h.shape = w.shape;
+  h.first_seq = w.seq;
+  h.second_seq = seq;
+  h.kind = kind_of(w.write, hit.write);
+  h.space = w.space;
+  h.address = std::max(w.lo, hit.lo);
+  h.bytes = std::min(w.hi, hit.hi) - h.address;
+  h.iteration = iteration_;
+  h.where = w.where;
+  result_.injected.push_back(std::move(h));
 }
 
 void Emitter::expire_watches() {

@@ -5,6 +5,7 @@
 // becomes the pair's second op if the pair is really unordered).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,17 +19,39 @@
 namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
-inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kStreamCount = 3;
+inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kStreamCount = 4;
 
 struct Tensor {
   uint64_t address = 0;
   uint64_t size = 0;
   uint32_t region = 0;  // framework block region (known modes), else 0
+  uint64_t offset = 0;  // of `address` in the region (a part of a block)
   uint32_t stream = 0;  // allocation stream
   v1::AddressSpace space = v1::SPACE_DEVICE;
   std::string label;
 
-  Span span() const { return Span{region, 0, address, size, space}; }
+  Span span() const { return Span{region, offset, address, size, space}; }
+  // The bytes [from, from + bytes) of this tensor.
+  Tensor part(uint64_t from, uint64_t bytes) const {
+    Tensor t = *this;
+    t.address += from;
+    t.offset += from;
+    t.size = bytes;
+    return t;
+  }
+};
+
+// An emitted op, for watches that start at an earlier op than the last.
+struct OpMark {
+  uint64_t seq = 0;
+  OrderTracker::Point point;
+};
+
+// How a kernel is launched.
+struct Launch {
+  // With programmatic stream serialization (PDL), its code having no
+  // grid-dependency wait (C15): it may overlap the kernel before it.
+  bool pdl_without_wait = false;
 };
 
 class Emitter {
@@ -41,15 +64,18 @@ class Emitter {
 
   uint32_t new_event(std::string_view name);
   void kernel(uint32_t stream, std::string_view name, const std::vector<const Tensor*>& reads,
-              const std::vector<const Tensor*>& writes, int64_t duration);
+              const std::vector<const Tensor*>& writes, int64_t duration, Launch launch = {});
   void copy(uint32_t stream, const Tensor& dst, const Tensor& src);
+  void memset(uint32_t stream, const Tensor& dst);
   void record(uint32_t event, uint32_t stream);
   void wait(uint32_t stream, uint32_t event);
   // Emits an event query with the result the timing model gives; a ready
   // query is a host join.
   bool query(uint32_t event);
   void sync_stream(uint32_t stream);
+  void sync_event(uint32_t event);
   void host_read(const Tensor& t);
+  void host_write(const Tensor& t);
   // Driver allocations (cudaMalloc / cudaHostAlloc): device-wide joins.
   Tensor driver_alloc(std::string_view label, uint64_t size, v1::AddressSpace space);
   // Caching-allocator block events (only visible with known modes).
@@ -58,8 +84,12 @@ class Emitter {
   void range_push(std::string_view name) { builder_.push_range(name); }
   void range_pop() { builder_.pop_range(); }
 
-  // Ground truth: watch the last emitted op's access to `t`.
+  // Ground truth: watch the last emitted op's access to `t`...
   void watch_last(HazardShape shape, const Tensor& t, bool write, std::string where);
+  // ...or an earlier op's (`from` = mark() right after it): the next op
+  // that conflicts with it closes the watch.
+  OpMark mark() const;
+  void watch(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where);
   // Closes watches still open (their pair never came) as masked.
   void expire_watches();
   // Injections whose pair turned out ordered since the last call, per shape:
@@ -69,6 +99,9 @@ class Emitter {
   void set_iteration(uint64_t i) { iteration_ = i; }
 
   SynthResult& result() { return result_; }
+  // Whether a PDL secondary's stored analysis can go into the trace (the
+  // kernels' module exists): C15 can be placed.
+  bool can_launch_pdl() const { return module_ != 0; }
   // With code modes: the first kernel launched with another word layout
   // than its kernels::Signature (a generator bug), or "".
   const std::string& layout_error() const { return layout_error_; }
@@ -90,7 +123,11 @@ class Emitter {
 
   void add_code_module();
   void set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine);
-  void check_watches(uint32_t agent, const std::vector<Access>& accesses);
+  // `overlapped`: the op just emitted may run alongside the op at that
+  // point (a PDL secondary without its wait, and its primary).
+  void check_watches(uint32_t agent, const std::vector<Access>& accesses,
+                     std::optional<OrderTracker::Point> overlapped = {});
+  void add_injected(const Watch& w, uint64_t seq, const Access& hit);
 
   TraceBuilder& builder_;
   const SynthOptions& options_;
@@ -98,11 +135,16 @@ class Emitter {
   TimingModel timing_;
   OrderTracker order_;
   OrderTracker::Point last_point_;
+  // Per stream, the point of its last op if that op is a kernel (a PDL
+  // secondary's primary), else none.
+  std::vector<std::optional<OrderTracker::Point>> last_kernel_;
   std::vector<Watch> watches_;
   std::array<uint32_t, kHazardShapeCount> masked_{};
   uint64_t iteration_ = 0;
   SynthResult result_;
-  uint32_t module_ = 0;  // the kernels' module (code modes), 0: none
+  // The kernels' module: with code modes every kernel names it; with known
+  // modes only PDL launches do (their grid-dependency facts); 0: none.
+  uint32_t module_ = 0;
   std::string layout_error_;
 };
 

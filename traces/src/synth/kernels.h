@@ -61,7 +61,7 @@ struct Signature {
 };
 inline constexpr uint32_t kScalarWords = 2;
 inline constexpr Signature kSignatures[] = {
-    {kEmbedding, 1, 1}, {kLayerNorm, 2, 1}, {kLayerNormGrad, 3, 2}, {kGemm, 2, 1}, {kGemmDgrad, 2, 1},
+    {kEmbedding, 2, 1}, {kLayerNorm, 2, 1}, {kLayerNormGrad, 3, 2}, {kGemm, 2, 1}, {kGemmDgrad, 2, 1},
     {kGemmWgrad, 2, 1}, {kFlashFwd, 1, 1},  {kFlashBwd, 2, 1},      {kAdd, 2, 1},  {kGelu, 1, 1},
     {kGeluGrad, 2, 1},  {kLoss, 1, 2},      {kAdam, 6, 6},
 };

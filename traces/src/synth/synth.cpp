@@ -4,6 +4,7 @@
 #include "racetrack/traces/synth.h"
 
 #include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "racetrack/traces/describe.h"
@@ -12,7 +13,9 @@
 namespace racetrack {
 
 std::string_view shape_name(HazardShape shape) {
-  static constexpr std::string_view kNames[] = {"C1", "C2", "C3", "C4", "C5"};
+  static constexpr std::string_view kNames[] = {"C1", "C2", "C3",  "C4",  "C5",  "C6",  "C7",
+                                                "C8", "C9", "C10", "C11", "C12", "C13", "C15"};
+  static_assert(std::size(kNames) == kHazardShapeCount);
   return kNames[static_cast<int>(shape)];
 }
 
@@ -35,10 +38,11 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   device.set_memory_bytes(143771336704);
   device.set_h2d_copy_engines(1);
   device.set_d2h_copy_engines(1);
-  // Stream ids must match kCompute / kOffload / kReload.
+  // Stream ids must match kCompute / kOffload / kReload / kInput.
   builder.stream("compute", v1::ROLE_COMPUTE, v1::STREAM_LEGACY_DEFAULT);
   builder.stream("offload_d2h", v1::ROLE_D2H, v1::STREAM_NON_BLOCKING);
   builder.stream("reload_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
+  builder.stream("input_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
   builder.thread("python main");
 
   Emitter emitter(builder, options, options.seed);

@@ -37,6 +37,10 @@ void TimingModel::host_wait_all() {
   for (int64_t t : stream_ready_) host_ = std::max(host_, t);
 }
 
+void TimingModel::host_wait_event(uint32_t event) {
+  if (event < event_time_.size()) host_ = std::max(host_, event_time_[event]);
+}
+
 bool TimingModel::event_done(uint32_t event) const {
   return event >= event_time_.size() || event_time_[event] <= host_;
 }

@@ -26,6 +26,7 @@ class TimingModel {
   void wait(uint32_t stream, uint32_t event);
   void host_wait_stream(uint32_t stream);
   void host_wait_all();
+  void host_wait_event(uint32_t event);
   // Whether the last record of `event` has fired by now (host view).
   bool event_done(uint32_t event) const;
 

@@ -49,8 +49,10 @@ void TrainingLoop::setup() {
   embedding_ = allocator_.allocate("embedding.weight", std::max<uint64_t>(act / 2, 4096), kCompute);
   loss_ = allocator_.allocate("loss", 512, kCompute);
   loss_host_ = e_.driver_alloc("loss.item staging", 512, v1::SPACE_PINNED_HOST);
+  setup_input();
   compute_to_offload_ = e_.new_event("compute_to_offload");
   compute_to_reload_ = e_.new_event("compute_to_reload");
+  helper_done_ = e_.new_event("reload_helper_done");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));
   for (uint32_t mb = 0; mb < options_.microbatches; ++mb)
     for (uint32_t l = 0; l < options_.layers; ++l)
@@ -101,31 +103,37 @@ std::array<uint32_t, kHazardShapeCount> TrainingLoop::unplaced() const {
 // Megatron's group commit: compute -> offload join, D2H into a pinned buffer,
 // the group's offload event, and the forced release of the GPU copy after
 // record_stream(offload).
-void TrainingLoop::offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved) {
+void TrainingLoop::offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved, OpMark produced) {
   ++site_;
   Group& grp = state_[mb][layer].groups[g];
-  e_.range_push(std::string("offload.") + kGroupNames[g]);
-  e_.record(compute_to_offload_, kCompute);
-  e_.wait(kOffload, compute_to_offload_);
-  grp.pinned = pinned_.take(saved.size, kOffload);
-  e_.copy(kOffload, grp.pinned, saved);
   const std::string at = "iteration " + std::to_string(iteration_) + ", " + where(mb, layer, g);
+  e_.range_push(std::string("offload.") + kGroupNames[g]);
+  const bool c6 = take(HazardShape::kC6);  // C6: d2h.wait_stream(compute) forgotten
+  if (!c6) {
+    e_.record(compute_to_offload_, kCompute);
+    e_.wait(kOffload, compute_to_offload_);
+  }
+  grp.pinned = pinned_.take(saved.size, kOffload);
+  if (c6) e_.watch(HazardShape::kC6, produced, saved, true, at);
+  e_.copy(kOffload, grp.pinned, saved);
   // C1 happens to the group the backward needs first: it is reloaded inline
   // on the compute stream, never prefetched.
   const bool first_in_backward = layer + 1 == options_.layers && g == kGroups - 1;
-  bool c2 = false;
-  if (first_in_backward && take(HazardShape::kC1)) {
+  Release release = Release::kRecordStream;
+  if (c6) {
+    // one injection per offload
+  } else if (first_in_backward && take(HazardShape::kC1)) {
     grp.inline_reload = true;
     e_.watch_last(HazardShape::kC1, grp.pinned, true, at);
   } else if (take(HazardShape::kC2)) {
-    c2 = true;
+    release = Release::kNoRecordStream;
     e_.watch_last(HazardShape::kC2, saved, false, at);
+  } else if (last_reload_event_ && take(HazardShape::kC11)) {
+    release = Release::kJoinElsewhere;
+    e_.watch_last(HazardShape::kC11, saved, false, at);
   }
   e_.record(grp.offload_event, kOffload);
-  if (c2)
-    allocator_.free(saved);  // C2: no record_stream(offload)
-  else
-    allocator_.free_after_use(saved, kOffload);
+  release_offloaded(saved, release);
   e_.range_pop();
 }
 
@@ -141,18 +149,25 @@ void TrainingLoop::prefetch(uint32_t mb, uint32_t layer, int g, bool before_forw
     e_.wait(kReload, compute_to_reload_);
   }
   e_.wait(kReload, grp.offload_event);
-  grp.reloaded = alloc(std::string(kGroupNames[g]) + ".reloaded", mb, layer, grp.pinned.size, kReload);
-  e_.copy(kReload, grp.reloaded, grp.pinned);
+  if (helper_pending_) {
+    e_.wait(kReload, helper_done_);  // C10's helper, before the block is reused
+    helper_pending_ = false;
+  }
   const std::string at = "iteration " + std::to_string(iteration_) + ", " + where(mb, layer, g);
+  grp.reloaded = alloc(std::string(kGroupNames[g]) + ".reloaded", mb, layer, grp.pinned.size, kReload);
+  const std::optional<HazardShape> changed = reload_copy(grp, at);
   bool c3 = false;
-  if (take(HazardShape::kC5)) {
+  if (changed) {
+    // one injection per reload
+  } else if (take(HazardShape::kC5)) {
     grp.skip_consumer_wait = true;
     e_.watch_last(HazardShape::kC5, grp.reloaded, true, at);
   } else if (before_forward && take(HazardShape::kC3)) {
     c3 = true;
     e_.watch_last(HazardShape::kC3, grp.pinned, false, at);
   }
-  e_.record(grp.reload_event, kReload);
+  record_reload_event(grp);
+  last_reload_event_ = grp.reload_event;
   if (c3)
     pinned_.give_back_now(grp.pinned);  // C3: pool reuses it before the H2D is done
   else
@@ -191,7 +206,7 @@ void TrainingLoop::finish_group(uint32_t mb, uint32_t layer, int g) {
   // No record_stream(compute): safe because every later reload-stream
   // allocation follows h2d_stream.wait_stream(compute).
   allocator_.free(grp.reloaded);
-  grp.prefetched = grp.inline_reload = grp.skip_consumer_wait = false;
+  grp.prefetched = grp.inline_reload = grp.skip_consumer_wait = grp.event_on_wrong_stream = false;
   prefetch_after(mb, layer, g);
 }
 
@@ -209,7 +224,8 @@ void TrainingLoop::forward(uint32_t mb) {
   e_.range_push("forward");
   e_.range_push("microbatch" + std::to_string(mb));
   Tensor x = alloc("embedding.out", mb, 0, act, kCompute);
-  e_.kernel(kCompute, kEmbedding, {&embedding_}, {&x}, scaled(20000, act));
+  e_.kernel(kCompute, kEmbedding, {&embedding_, &batch()}, {&x}, scaled(20000, act));
+  after_embedding();
   for (uint32_t l = 0; l < options_.layers; ++l) {
     const Weights& w = weights_[l];
     LayerState& s = state_[mb][l];
@@ -219,20 +235,27 @@ void TrainingLoop::forward(uint32_t mb) {
     e_.kernel(kCompute, kLayerNorm, {&x, &w.ln1}, {&n1}, scaled(40000, act));
     Tensor qkv = alloc("linear_qkv.out", mb, l, act, kCompute);
     e_.kernel(kCompute, kGemm, {&n1, &w.qkv}, {&qkv}, scaled(180000, act));
+    const OpMark qkv_written = e_.mark();
     allocator_.free(n1);  // recomputed in backward
     s.ctx = alloc("core_attention.out", mb, l, act, kCompute);
     e_.kernel(kCompute, kFlashFwd, {&qkv}, {&s.ctx}, scaled(400000, act));
-    offload(mb, l, 0, qkv);
+    offload(mb, l, 0, qkv, qkv_written);
+    // Both outputs first: the add follows the GEMM directly on the stream,
+    // as a PDL secondary must (C15).
     Tensor proj = alloc("linear_proj.out", mb, l, act, kCompute);
-    e_.kernel(kCompute, kGemm, {&s.ctx, &w.proj}, {&proj}, scaled(150000, act));
     s.h = alloc("attention.residual", mb, l, act, kCompute);
-    e_.kernel(kCompute, kAdd, {&proj, &x}, {&s.h}, scaled(25000, act));
+    e_.kernel(kCompute, kGemm, {&s.ctx, &w.proj}, {&proj}, scaled(150000, act));
+    const OpMark proj_written = e_.mark();
+    attention_residual(proj, proj_written, x, s.h,
+                       "iteration " + std::to_string(iteration_) + ", microbatch " + std::to_string(mb) +
+                           ", layer " + std::to_string(l) + ", attention residual");
     allocator_.free(proj);
     Tensor n2 = alloc("pre_mlp_layernorm.out", mb, l, act, kCompute);
     e_.kernel(kCompute, kLayerNorm, {&s.h, &w.ln2}, {&n2}, scaled(40000, act));
+    const OpMark n2_written = e_.mark();
     s.f1 = alloc("linear_fc1.out", mb, l, act, kCompute);
     e_.kernel(kCompute, kGemm, {&n2, &w.fc1}, {&s.f1}, scaled(300000, act));
-    offload(mb, l, 1, n2);
+    offload(mb, l, 1, n2, n2_written);
     Tensor a = alloc("activation.out", mb, l, act, kCompute);
     e_.kernel(kCompute, kGelu, {&s.f1}, {&a}, scaled(30000, act));
     Tensor f2 = alloc("linear_fc2.out", mb, l, act, kCompute);
@@ -330,10 +353,7 @@ void TrainingLoop::optimizer_step() {
     e_.kernel(kCompute, kAdam,
               {&w.grad_ln1, &w.grad_qkv, &w.grad_proj, &w.grad_ln2, &w.grad_fc1, &w.grad_fc2},
               {&w.ln1, &w.qkv, &w.proj, &w.ln2, &w.fc1, &w.fc2}, scaled(120000, options_.activation_bytes));
-  // loss.item(): a small D2H into pinned staging, a stream sync, a host read.
-  e_.copy(kCompute, loss_host_, loss_);
-  e_.sync_stream(kCompute);
-  e_.host_read(loss_host_);
+  loss_item();
   e_.range_pop();
 }
 
@@ -341,6 +361,7 @@ void TrainingLoop::iteration(uint64_t i) {
   iteration_ = i;
   forwards_run_ = 0;
   e_.set_iteration(i);
+  wait_for_batch();
   const uint32_t m = options_.microbatches;
   if (options_.schedule == Schedule::kSequential) {
     for (uint32_t mb = 0; mb < m; ++mb) {

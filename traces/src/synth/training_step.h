@@ -2,10 +2,14 @@
 // iteration, forward then backward in sequential or 1F1B order, with the
 // saved inputs of core_attn and fc1 offloaded (D2H on the offload stream,
 // prefetched back one group ahead on the reload stream) and the norms and the
-// activation recomputed in backward. Injections C1-C5 replace one step of
-// the correct protocol with the known bug (docs/synth.md).
+// activation recomputed in backward. Each injection replaces one step of
+// the correct protocol with the known bug (docs/synth.md); the shapes beyond
+// C1-C5 live in files of their own, one per family (offload_injections.cpp,
+// reload_injections.cpp, host_injections.cpp, pdl_injection.cpp).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "allocators.h"
@@ -40,8 +44,9 @@ class TrainingLoop {
     uint32_t offload_event = 0;
     uint32_t reload_event = 0;
     bool prefetched = false;
-    bool inline_reload = false;  // C1
-    bool skip_consumer_wait = false;  // C5
+    bool inline_reload = false;          // C1
+    bool skip_consumer_wait = false;     // C5
+    bool event_on_wrong_stream = false;  // C9
   };
   struct LayerState {
     Tensor x, ctx, h, f1;
@@ -56,11 +61,40 @@ class TrainingLoop {
   void forward(uint32_t mb);
   void backward(uint32_t mb);
   void optimizer_step();
-  void offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved);
+  // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
+  // the host read.
+  void loss_item();
+  // The input pipeline (host_injections.cpp): the loader fills a pinned
+  // staging buffer and copies each batch on the input stream into one of
+  // two device slots of the application's own, prefetching the next batch
+  // once the step's last lookup is queued.
+  void setup_input();
+  void wait_for_batch();  // compute waits for the current slot's copy
+  void prefetch_next_batch();
+  void copy_batch(uint32_t slot);
+  // The current batch, read by every forward's embedding lookup.
+  const Tensor& batch() const { return batch_slots_[slot_]; }
+  // After each forward's lookup: after the step's last, the slot is free
+  // and the next batch is prefetched.
+  void after_embedding();
+  // `produced`: the op that wrote `saved` (C6's first op).
+  void offload(uint32_t mb, uint32_t layer, int g, const Tensor& saved, OpMark produced);
+  // How the offloaded tensor is released after its D2H.
+  enum class Release { kRecordStream, kNoRecordStream /* C2 */, kJoinElsewhere /* C11 */ };
+  void release_offloaded(const Tensor& saved, Release how);
   // `before_forward`: a forward pass will run before the group's consumer
   // waits for it (1F1B's cross-microbatch prefetch), the only window in which
   // a pool can hand the pinned buffer to an offload too early (C3).
   void prefetch(uint32_t mb, uint32_t layer, int g, bool before_forward = false);
+  // The reload's H2D into the group's new block, with the injections that
+  // change it (C9, C10, C13); returns the shape whose watch it opened, if any.
+  std::optional<HazardShape> reload_copy(Group& grp, const std::string& at);
+  // Records the group's reload event, on the reload stream unless C9 moved it.
+  void record_reload_event(const Group& grp);
+  // The residual add after linear_proj (`proj_written`: the GEMM), launched
+  // with PDL without its wait when C15 is placed here.
+  void attention_residual(const Tensor& proj, OpMark proj_written, const Tensor& x, Tensor& out,
+                          const std::string& at);
   // Reloads a group on the compute stream if it was not prefetched.
   Tensor& reloaded(uint32_t mb, uint32_t layer, int g);
   // Call right after the group's last kernel reading the reloaded tensor.
@@ -79,11 +113,21 @@ class TrainingLoop {
   PinnedPool pinned_;
   std::vector<Weights> weights_;
   std::vector<std::vector<LayerState>> state_;  // [microbatch][layer]
-  std::vector<Tensor> grad_out_;  // per microbatch: gradient entering backward
+  std::vector<Tensor> grad_out_;                // per microbatch: gradient entering backward
   std::vector<bool> forward_done_;
   uint32_t forwards_run_ = 0;  // in this iteration
   Tensor embedding_, loss_, loss_host_;
+  Tensor batch_host_, batch_slots_[2];
+  uint32_t batch_ready_[2] = {}, slot_free_[2] = {}, staging_free_ = 0;
+  uint32_t slot_ = 0;       // the slot this step reads
+  uint32_t next_slot_ = 0;  // the slot the next batch went into
+  OpMark last_lookup_;      // this step's last embedding lookup (C12)
   uint32_t compute_to_offload_ = 0, compute_to_reload_ = 0;
+  uint32_t last_reload_event_ = 0;  // the reload event recorded last (C11's join)
+  // C10's second copy stream records this after its half; the reload
+  // stream, which owns the block, waits on it at its next reload.
+  uint32_t helper_done_ = 0;
+  bool helper_pending_ = false;
   uint64_t iteration_ = 0;
   uint64_t site_ = 0;
   bool skip_next_reload_join_ = false;  // C4

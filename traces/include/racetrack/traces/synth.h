@@ -1,9 +1,9 @@
 // The workload generator behind `racetrack synth`: realistic traces of
 // training steps with activation offloading and recompute (modelled on
 // Megatron-LM's fine-grained activation offloading, see
-// docs/synth.md), optionally with injected hazards C1-C5 and a ground-truth
-// list of them. Deterministic for given options and seed; streams its output
-// so memory stays bounded at any size.
+// docs/synth.md), optionally with injected hazards of the catalogue shapes
+// that fit a training step (C1-C13, C15) and a ground-truth list of them. Deterministic for given options and
+// seed; streams its output so memory stays bounded at any size.
 #pragma once
 
 #include <array>
@@ -15,9 +15,11 @@
 
 namespace racetrack {
 
-enum class HazardShape { kC1, kC2, kC3, kC4, kC5 };
-inline constexpr int kHazardShapeCount = 5;
-std::string_view shape_name(HazardShape shape);  // "C1".."C5"
+// The catalogue shapes synth can inject (docs/hazards.md). New shapes are
+// appended, so the values of existing ones never change.
+enum class HazardShape { kC1, kC2, kC3, kC4, kC5, kC6, kC7, kC8, kC9, kC10, kC11, kC12, kC13, kC15 };
+inline constexpr int kHazardShapeCount = 14;
+std::string_view shape_name(HazardShape shape);  // "C1".."C15"
 
 enum class Schedule { kSequential, k1F1B };
 
@@ -34,7 +36,9 @@ struct SynthOptions {
   // With raw words (known_modes false): also one module whose stored
   // analysis gives every kernel's per-word modes, as racetrack's machine-
   // code analysis of version `analyzer_version` (racetrack_code's
-  // kAnalyzerVersion, which the caller passes) would report them.
+  // kAnalyzerVersion, which the caller passes) would report them. C15 with
+  // known modes needs it too (the PDL secondary's stored analysis); without
+  // it C15 is not placed.
   bool code_modes = false;
   uint32_t analyzer_version = 0;
   // How many of each shape to inject, after the warm-up iteration, at seeded
@@ -62,7 +66,8 @@ struct SynthResult {
   uint64_t iterations = 0;
   std::vector<InjectedHazard> injected;
   // Requested injections that could not be placed because the trace ordered
-  // the pair anyway (e.g. C3 under the sequential schedule).
+  // the pair anyway (e.g. C3 under the sequential schedule), or because the
+  // trace cannot carry it (C15 with known modes and no analyzer version).
   std::array<uint32_t, kHazardShapeCount> not_placed{};
 };
 
