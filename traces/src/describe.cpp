@@ -7,8 +7,8 @@ namespace racetrack {
 namespace {
 
 constexpr std::array<std::string_view, kOpKindCount> kKindNames = {
-    "none", "kernel", "memcpy", "memset", "record", "wait",   "sync",
-    "query", "alloc", "free",   "hostfn", "graph",  "annotate", "hostaccess", "capture"};
+    "none",  "kernel", "memcpy", "memset", "record",   "wait",       "sync",   "query",
+    "alloc", "free",   "hostfn", "graph",  "annotate", "hostaccess", "capture"};
 
 std::string access_text(const v1::Access& a, const TraceTables& tables) {
   std::string out(mode_name(a.mode()));

@@ -308,7 +308,8 @@ void Validator::check_op(const v1::Op& op) {
       if (a.kind() == v1::ANNOTATE_ORDER && a.ordered_after_seq() >= op.seq())
         report(op_prefix(op) + "declares an order after seq " + std::to_string(a.ordered_after_seq()) +
                ", which is not earlier");
-      const bool external = a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS || a.kind() == v1::ANNOTATE_EXTERNAL_DONE;
+      const bool external =
+          a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS || a.kind() == v1::ANNOTATE_EXTERNAL_DONE;
       check_string((op_prefix(op) + "annotation agent").c_str(), a.agent());
       if (external && a.agent() == 0) report(op_prefix(op) + "external access annotation names no agent");
       if (a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS) {

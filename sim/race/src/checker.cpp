@@ -98,7 +98,8 @@ struct Checker::State {
   void process(const v1::Op& op);
   // C16 (graph_lifetimes.h): a graph node access against its capture-time
   // region, and the side-stream work a capture end leaves unjoined.
-  void check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side, const hb::OpOrder& o);
+  void check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
+                              const hb::OpOrder& o);
   void report_unjoined(const v1::Op& work, const v1::Op& end, const hb::OpOrder& o);
 
   CheckOptions options;
@@ -189,7 +190,8 @@ uint32_t Checker::State::stripped_nvtx(uint32_t nvtx) {
 }
 
 HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& second) const {
-  if (second.graph_lifetime == GraphLifetime::kCapturedFreed || second.graph_lifetime == GraphLifetime::kPoolAlias)
+  if (second.graph_lifetime == GraphLifetime::kCapturedFreed ||
+      second.graph_lifetime == GraphLifetime::kPoolAlias)
     return HazardClass::kReuse;
   if (first.access.region && second.access.region && first.access.region != second.access.region) {
     // Freed regions are gone from the resolver: the first one's memory was

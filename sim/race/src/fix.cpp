@@ -201,7 +201,8 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
           capture.set_host_start(op.host_start());
           capture.set_host_end(op.host_start());
           capture.mutable_capture()->set_phase(phase);
-          if (phase == v1::CAPTURE_END && op.has_graph()) capture.mutable_capture()->set_graph_id(op.graph().graph_id());
+          if (phase == v1::CAPTURE_END && op.has_graph())
+            capture.mutable_capture()->set_graph_id(op.graph().graph_id());
           recaptured_at = capture.seq();
           inserted_.push_back(capture.seq());
         }
@@ -229,7 +230,8 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
     if (copy.has_annotation() && copy.annotation().ordered_after_seq())
       copy.mutable_annotation()->set_ordered_after_seq(new_seq(copy.annotation().ordered_after_seq()));
     if (copy.has_graph() && copy.graph().captured_seq())
-      copy.mutable_graph()->set_captured_seq(recaptured_at ? recaptured_at : new_seq(copy.graph().captured_seq()));
+      copy.mutable_graph()->set_captured_seq(recaptured_at ? recaptured_at
+                                                           : new_seq(copy.graph().captured_seq()));
     uint64_t next = copy.seq();
     for (size_t i = 0; i < edits_.size(); ++i) {
       const FixEdit& e = edits_[i];
