@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
 #include "racetrack/race/graph_lifetimes.h"
 #include "racetrack/race/pdl.h"
@@ -101,6 +102,13 @@ struct Checker::State {
   void check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
                               const hb::OpOrder& o);
   void report_unjoined(const v1::Op& work, const v1::Op& end, const hb::OpOrder& o);
+  // C14 (external_agents.h): an external access whose completion `op`
+  // observes enters the shadow memory with op's order; one still in flight
+  // conflicts with any access that overlaps it.
+  void complete_external(const ExternalAccess& e, const v1::Op& op, const hb::OpOrder& o);
+  HazardSide in_flight_side(const ExternalAccess& e) const;
+  // Checks one access (side) against the shadow memory and reports conflicts.
+  void shadow_check(const ResolvedAccess& a, uint32_t side, const hb::OpOrder& o);
 
   CheckOptions options;
   std::shared_ptr<TraceTables> tables_ptr;
@@ -111,6 +119,9 @@ struct Checker::State {
   RecordedEvents recorded;
   GraphLifetimes graphs;
   std::vector<v1::Op> unjoined;
+  ExternalAgents externals;
+  std::vector<ExternalAccess> completed_externals;
+  std::vector<const ExternalAccess*> in_flight;
   ShadowMemory shadow;
   std::vector<HazardSide> sides;
   std::vector<uint32_t> free_sides;
@@ -201,7 +212,8 @@ HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& 
   }
   if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess)
     return HazardClass::kHostVsDevice;
-  const bool a = is_copy(first.op_kind), b = is_copy(second.op_kind);
+  // An external agent's access is a transfer (RDMA, a writer process).
+  const bool a = is_copy(first.op_kind) || first.external_agent, b = is_copy(second.op_kind);
   if (a && b) return HazardClass::kCopyVsCopy;
   if (a || b) return HazardClass::kCopyVsCompute;
   return HazardClass::kComputeVsCompute;
@@ -345,6 +357,7 @@ void Checker::State::process(const v1::Op& op) {
   }
   unjoined.clear();
   graphs.on_op(op, resolver, unjoined);
+  externals.on_op(op, resolver, completed_externals);
   resolver.on_op(op);
   recorded.on_op(op);
   const hb::OpOrder order = hb.apply(op);
@@ -353,6 +366,7 @@ void Checker::State::process(const v1::Op& op) {
     return;
   }
   for (const v1::Op& work : unjoined) report_unjoined(work, op, order);
+  for (const ExternalAccess& e : completed_externals) complete_external(e, op, order);
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
   if (accesses.empty()) return;
@@ -367,21 +381,56 @@ void Checker::State::process(const v1::Op& op) {
       check_captured_address(op, a, marked, o);
       sides[side] = marked;
     }
-    conflicts.clear();
-    shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
-    if (conflicts.empty()) continue;
-    // One hazard per earlier access, over the hull of the bytes they share.
-    std::sort(conflicts.begin(), conflicts.end());
-    for (size_t i = 0; i < conflicts.size();) {
-      const uint32_t earlier = conflicts[i].side;
-      uint64_t lo = conflicts[i].lo, hi = conflicts[i].hi;
-      for (++i; i < conflicts.size() && conflicts[i].side == earlier; ++i) {
-        lo = std::min(lo, conflicts[i].lo);
-        hi = std::max(hi, conflicts[i].hi);
-      }
-      report(sides[earlier], sides[side], lo, hi, o);
+    if (externals.any_in_flight()) {
+      externals.conflicting(a, in_flight);
+      for (const ExternalAccess* e : in_flight)
+        report(in_flight_side(*e), sides[side], std::max(a.lo, e->access.lo), std::min(a.hi, e->access.hi),
+               o);
     }
+    shadow_check(a, side, o);
   }
+}
+
+void Checker::State::shadow_check(const ResolvedAccess& a, uint32_t side, const hb::OpOrder& o) {
+  conflicts.clear();
+  shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
+  if (conflicts.empty()) return;
+  // One hazard per earlier access, over the hull of the bytes they share.
+  std::sort(conflicts.begin(), conflicts.end());
+  for (size_t i = 0; i < conflicts.size();) {
+    const uint32_t earlier = conflicts[i].side;
+    uint64_t lo = conflicts[i].lo, hi = conflicts[i].hi;
+    for (++i; i < conflicts.size() && conflicts[i].side == earlier; ++i) {
+      lo = std::min(lo, conflicts[i].lo);
+      hi = std::max(hi, conflicts[i].hi);
+    }
+    report(sides[earlier], sides[side], lo, hi, o);
+  }
+}
+
+HazardSide Checker::State::in_flight_side(const ExternalAccess& e) const {
+  HazardSide s;
+  s.seq = e.seq;
+  s.op_kind = OpKind::kAnnotation;
+  s.name = e.agent;
+  s.thread = e.thread;
+  s.access = e.access;
+  s.region_label = e.label;
+  s.external_agent = e.agent;
+  s.external_seq = e.seq;
+  return s;
+}
+
+void Checker::State::complete_external(const ExternalAccess& e, const v1::Op& op, const hb::OpOrder& o) {
+  HazardSide s = in_flight_side(e);
+  s.seq = op.seq();
+  s.stream = hb::is_device_op(op) ? op.stream() : 0;
+  s.thread = op.thread();
+  s.nvtx = op.nvtx();
+  s.nvtx_pattern = stripped_nvtx(s.nvtx);
+  s.role = role_of(s.stream);
+  s.external_event = op.has_record() ? op.record().event() : 0;
+  shadow_check(e.access, new_side(s, op, e.access, o.epoch.agent), o);
 }
 
 Checker::Checker(const CheckOptions& options) : s_(std::make_unique<State>(options)) {}
@@ -530,6 +579,7 @@ class FixOps {
 
 std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
   if (h.second.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_explanation(h, t);
+  if (h.first.external_agent) return external_explanation(h, t);
   if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "racetrack/race/checker.h"
+#include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -49,6 +50,7 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;
   if (b.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_fix(h, tables);
+  if (a.external_agent) return external_fix(h, tables);
   if (a.seq == b.seq) {
     f.text = "nodes " + std::to_string(a.access.node - 1) + " and " + std::to_string(b.access.node - 1) + " of graph launch #" +
              std::to_string(a.seq) + " are unordered: add a dependency edge between them when the graph is built";

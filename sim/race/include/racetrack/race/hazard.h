@@ -54,6 +54,12 @@ struct HazardSide {
   uint32_t captured_label = 0;
   uint32_t owner_label = 0;
   uint64_t captured_seq = 0;
+  // An agent outside CUDA streams (C14, external_agents.h): the string id of
+  // its name, the seq of the annotation that declared the access, and the
+  // event whose record observed its completion (0: none yet or a host point).
+  uint32_t external_agent = 0;
+  uint64_t external_seq = 0;
+  uint32_t external_event = 0;
 };
 
 // Identity of a hazard for comparisons and tests.
