@@ -173,7 +173,8 @@ Result<std::optional<ParsedAnnotation>> parse_annotation(std::string_view messag
     }
     if (agent_and_accesses.size() < 2)
       return make_error("racetrack:external: expected at least one access after the agent");
-    if (auto status = parse_accesses(verb, agent_and_accesses, 1, out.accesses); !status) return status.error();
+    if (auto status = parse_accesses(verb, agent_and_accesses, 1, out.accesses); !status)
+      return status.error();
   } else if (verb == "external-done") {
     out.verb = AnnotationVerb::kExternalDone;
     if (items.size() != 1) return make_error("racetrack:external-done: expected <agent>");

@@ -64,8 +64,8 @@ TEST(GraphLifetimes, ReCaptureFixNamesTheNewCaptureAndChecksClean) {
 
 TEST(GraphLifetimes, UnjoinedSideStreamIsReportedAtTheCaptureEnd) {
   const v1::Chunk trace = sample("c16_unjoined_side_stream.race.pbtxt");
-  const race::CheckResult r =
-      expect_hazards(trace, {{5, 7, HazardKind::kRaw, HazardClass::kComputeVsCompute, 1, 1}});  // side_out: access 1
+  const race::CheckResult r = expect_hazards(
+      trace, {{5, 7, HazardKind::kRaw, HazardClass::kComputeVsCompute, 1, 1}});  // side_out: access 1
   EXPECT_EQ(r.all.at(0).second.graph_lifetime, race::GraphLifetime::kUnjoinedCapture);
   expect_fixes_clean(trace);
   expect_clean(sample("c16_unjoined_side_stream.clean.pbtxt"));
