@@ -321,6 +321,7 @@ void Checker::State::check_captured_address(const v1::Op& op, const ResolvedAcce
   HazardSide use = side;
   use.graph_lifetime = GraphLifetime::kCapturedFreed;
   use.region_label = then->label;
+  use.access.region = then->region;  // the tensor the graph means, as the report names it
   report(freed, use, freed.access.lo, freed.access.hi, o);
 }
 
