@@ -160,9 +160,30 @@ Result<std::optional<ParsedAnnotation>> parse_annotation(std::string_view messag
         return item_error(verb, 2, items[1].text, "expected s=0x<stream>");
       if (auto status = parse_stream(verb, 2, items[1].text, out.stream); !status) return status.error();
     }
+  } else if (verb == "external") {
+    out.verb = AnnotationVerb::kExternal;
+    if (items.size() < 2) return make_error("racetrack:external: expected <agent> <access>... [e=0x<event>]");
+    out.name = std::string(items[0].text);
+    std::vector<Item> agent_and_accesses = items;  // the agent, then the accesses
+    if (agent_and_accesses.back().text.substr(0, 2) == "e=") {
+      const std::string_view value = agent_and_accesses.back().text.substr(2);
+      if (value.size() < 3 || value.substr(0, 2) != "0x" || !parse_number(value.substr(2), 16, out.event))
+        return item_error(verb, items.size(), agent_and_accesses.back().text, "event is not e=0x<hex>");
+      agent_and_accesses.pop_back();
+    }
+    if (agent_and_accesses.size() < 2)
+      return make_error("racetrack:external: expected at least one access after the agent");
+    if (auto status = parse_accesses(verb, agent_and_accesses, 1, out.accesses); !status)
+      return status.error();
+  } else if (verb == "external-done") {
+    out.verb = AnnotationVerb::kExternalDone;
+    if (items.size() != 1) return make_error("racetrack:external-done: expected <agent>");
+    out.name = std::string(items[0].text);
   } else {
-    return make_error("racetrack: unknown verb '" + std::string(verb) +
-                      "' (expected kernel, host, label, op, op-out, stack, block-alloc or block-free)");
+    return make_error(
+        "racetrack: unknown verb '" + std::string(verb) +
+        "' (expected kernel, host, label, op, op-out, stack, block-alloc, block-free, external or "
+        "external-done)");
   }
   return std::optional<ParsedAnnotation>(std::move(out));
 }

@@ -11,6 +11,12 @@
 //   racetrack:stack <text>            (inside an op range) the host call stack
 //   racetrack:block-alloc 0x<addr>:<bytes> [s=0x<stream>]   a framework
 //   racetrack:block-free 0x<addr>:<bytes> [s=0x<stream>]    allocator block
+//   racetrack:external <agent> <access>... [e=0x<event>]
+//                                     an agent outside CUDA streams (RDMA,
+//                                     another process) accesses these bytes;
+//                                     they are complete at the next record of
+//                                     the event, else at racetrack:external-done
+//   racetrack:external-done <agent>   the host saw the agent finish
 //
 // where <access> is <r|w|rw|u>:0x<address>:<bytes> and a stream is the
 // cudaStream_t handle (0 = the legacy default stream).
@@ -32,13 +38,25 @@ struct AnnotatedAccess {
   uint64_t bytes = 0;
 };
 
-enum class AnnotationVerb { kKernel, kHost, kLabel, kOp, kOpOutputs, kStack, kBlockAlloc, kBlockFree };
+enum class AnnotationVerb {
+  kKernel,
+  kHost,
+  kLabel,
+  kOp,
+  kOpOutputs,
+  kStack,
+  kBlockAlloc,
+  kBlockFree,
+  kExternal,
+  kExternalDone
+};
 
 struct ParsedAnnotation {
   AnnotationVerb verb = AnnotationVerb::kKernel;
-  std::string name;  // label text, operator name or stack text
+  std::string name;                       // label text, operator name, stack text or external agent
   std::vector<AnnotatedAccess> accesses;  // for labels and blocks: the one extent
   uint64_t stream = 0;                    // s=0x<handle> of ops and blocks
+  uint64_t event = 0;                     // e=0x<handle> of external accesses, 0 = none
 };
 
 inline constexpr std::string_view kAnnotationPrefix = "racetrack:";

@@ -20,6 +20,34 @@ std::optional<uint32_t> type_of_template(const NodeTemplate& node) {
 
 }  // namespace
 
+void GraphTable::add_template(uint64_t node_id, NodeTemplate node) {
+  if (!open_captures_.empty()) {
+    auto own = std::find_if(open_captures_.begin(), open_captures_.end(),
+                            [&](const auto& c) { return c.first == node.event.stream; });
+    (own != open_captures_.end() ? own : open_captures_.end() - 1)->second.push_back(node_id);
+  }
+  templates_[node_id] = std::move(node);
+}
+
+void GraphTable::on_capture_begin(uint64_t stream) {
+  open_captures_.push_back({stream, {}});
+}
+
+void GraphTable::on_capture_end(uint64_t stream, uint64_t end_seq) {
+  auto it = std::find_if(open_captures_.begin(), open_captures_.end(),
+                         [&](const auto& c) { return c.first == stream; });
+  if (it == open_captures_.end()) return;
+  for (uint64_t node : it->second)
+    if (auto t = templates_.find(node); t != templates_.end()) t->second.capture_end_seq = end_seq;
+  open_captures_.erase(it);
+}
+
+uint64_t GraphTable::captured_seq(const std::vector<LaunchedNode>& nodes) {
+  for (const LaunchedNode& n : nodes)
+    if (n.from && n.from->capture_end_seq) return n.from->capture_end_seq;
+  return 0;
+}
+
 void GraphTable::on_cloned(uint64_t exec_node, uint64_t original, uint64_t graph_exec) {
   cloned_from_[exec_node] = original;
   exec_nodes_[graph_exec].push_back(exec_node);

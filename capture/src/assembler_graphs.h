@@ -19,6 +19,7 @@ struct NodeTemplate {
   ApiEvent event;                         // kLaunch, kMemcpy or kMemset
   std::vector<uint64_t> words;            // argument words of a launch
   std::vector<AnnotatedAccess> accesses;  // from racetrack annotations
+  uint64_t capture_end_seq = 0;           // the trace's CAPTURE_END op of its capture, 0 = unknown
 };
 
 struct LaunchedNode {
@@ -30,7 +31,15 @@ struct LaunchedNode {
 
 class GraphTable {
  public:
-  void add_template(uint64_t node_id, NodeTemplate node) { templates_[node_id] = std::move(node); }
+  // A template made while a capture is open belongs to it: to the capture
+  // of its stream, else (a stream forked into a capture) to the latest one.
+  void add_template(uint64_t node_id, NodeTemplate node);
+  // Stream capture on `stream` (a handle) begins, or ends at trace op
+  // `end_seq`: its templates learn that seq (GraphLaunch.captured_seq).
+  void on_capture_begin(uint64_t stream);
+  void on_capture_end(uint64_t stream, uint64_t end_seq);
+  // The CAPTURE_END seq of the capture the launched nodes came from, 0 = unknown.
+  static uint64_t captured_seq(const std::vector<LaunchedNode>& nodes);
   void on_node_created(uint64_t node_id, uint32_t type) { types_[node_id] = type; }
   void on_cloned(uint64_t exec_node, uint64_t original, uint64_t graph_exec);
   void on_dependency(uint64_t node_id, uint64_t depends_on);
@@ -46,6 +55,8 @@ class GraphTable {
   uint64_t original_of(uint64_t node_id) const;
 
   std::unordered_map<uint64_t, NodeTemplate> templates_;
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>>
+      open_captures_;  // (stream, its template ids), by begin
   std::unordered_map<uint64_t, uint32_t> types_;
   std::unordered_map<uint64_t, uint64_t> cloned_from_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> exec_nodes_;  // by graph exec, in clone order

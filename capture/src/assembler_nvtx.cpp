@@ -90,6 +90,31 @@ void NvtxTracker::apply(const ApiEvent& event, const ParsedAnnotation& annotatio
     case AnnotationVerb::kBlockFree:
       if (block_handler_) block_handler_(event, annotation);
       break;
+    case AnnotationVerb::kExternal:
+    case AnnotationVerb::kExternalDone: external(event, annotation); break;
+  }
+}
+
+// An agent outside CUDA streams: one EXTERNAL_ACCESS op per access, or the
+// EXTERNAL_DONE that observes its completion (docs/annotations.md).
+void NvtxTracker::external(const ApiEvent& event, const ParsedAnnotation& annotation) {
+  const uint32_t agent = out_.intern(annotation.name);
+  if (annotation.verb == AnnotationVerb::kExternalDone) {
+    v1::Op& op = begin_op(event);
+    op.mutable_annotation()->set_kind(v1::ANNOTATE_EXTERNAL_DONE);
+    op.mutable_annotation()->set_agent(agent);
+    out_.end_op();
+    return;
+  }
+  const uint32_t done = annotation.event && event_resolver_ ? event_resolver_(annotation.event) : 0;
+  for (const AnnotatedAccess& access : annotation.accesses) {
+    v1::Op& op = begin_op(event);
+    v1::Annotation& a = *op.mutable_annotation();
+    a.set_kind(v1::ANNOTATE_EXTERNAL_ACCESS);
+    a.set_agent(agent);
+    a.set_done_event(done);
+    *a.mutable_access() = annotated_access(access, regions_);
+    out_.end_op();
   }
 }
 

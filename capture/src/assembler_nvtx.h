@@ -42,6 +42,9 @@ class NvtxTracker {
   // and memory ops, which the assembler owns.
   using BlockHandler = std::function<void(const ApiEvent&, const ParsedAnnotation&)>;
   void set_block_handler(BlockHandler handler) { block_handler_ = std::move(handler); }
+  // The trace's event id for a cudaEvent_t handle (racetrack:external e=).
+  using EventResolver = std::function<uint32_t(uint64_t handle)>;
+  void set_event_resolver(EventResolver resolver) { event_resolver_ = std::move(resolver); }
 
  private:
   struct Range {
@@ -59,6 +62,7 @@ class NvtxTracker {
   // Applies an annotation that acts at a point (kernel, host, label).
   void apply(const ApiEvent& event, const ParsedAnnotation& annotation);
   void label(const ApiEvent& event, const ParsedAnnotation& annotation);
+  void external(const ApiEvent& event, const ParsedAnnotation& annotation);
   v1::Op& begin_op(const ApiEvent& event);
   void write_mark(const ApiEvent& event, const std::string& text);
 
@@ -66,6 +70,7 @@ class NvtxTracker {
   RegionTable& regions_;
   std::unordered_map<uint64_t, ThreadState> threads_;
   BlockHandler block_handler_;
+  EventResolver event_resolver_;
 };
 
 }  // namespace racetrack::capture

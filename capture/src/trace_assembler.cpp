@@ -76,6 +76,7 @@ struct TraceAssembler::State {
         memory(out, regions),
         modules(out, options.modules) {
     nvtx.set_block_handler([this](const ApiEvent& e, const ParsedAnnotation& a) { on_block(e, a); });
+    nvtx.set_event_resolver([this](uint64_t handle) { return events.event_for(handle); });
   }
 
   AssemblerOptions options;
@@ -290,7 +291,9 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
   }
   if (failed(e)) {
     ++stats.failed_calls;
-    return;
+    // A failed cudaStreamEndCapture (cudaErrorStreamCaptureUnjoined) still
+    // ends the capture: its op is where check reports why.
+    if (e.kind != ApiKind::kCaptureEnd) return;
   }
   if (captured(e)) {
     graphs.add_template(e.graph_node, NodeTemplate{e, call.payload, std::move(launch_accesses)});
@@ -304,9 +307,7 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
     case ApiKind::kStreamCreate: return streams.on_create(e, context);
     case ApiKind::kStreamDestroy: return streams.on_destroy(e, context);
     case ApiKind::kEventDestroy: return events.on_destroy(e.event);
-    case ApiKind::kUnknown:
-    case ApiKind::kCaptureBegin:
-    case ApiKind::kCaptureEnd: return;
+    case ApiKind::kUnknown: return;
     default: break;
   }
   if (is_memory_call(e.kind)) {
@@ -402,6 +403,18 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
       write_graph_launch(call, op, device);
       break;
     }
+    case ApiKind::kCaptureBegin:
+    case ApiKind::kCaptureEnd: {
+      // Work submitted in between is captured, not run (docs/trace-format.md).
+      v1::Op& op = begin_op(call, stream_of(call));
+      const bool begin = e.kind == ApiKind::kCaptureBegin;
+      op.mutable_capture()->set_phase(begin ? v1::CAPTURE_BEGIN : v1::CAPTURE_END);
+      if (begin)
+        graphs.on_capture_begin(e.stream);
+      else
+        graphs.on_capture_end(e.stream, op.seq());
+      break;
+    }
     default: return;  // nothing else is an op
   }
   out.end_op();
@@ -439,6 +452,7 @@ void TraceAssembler::State::write_graph_launch(const Call& call, v1::Op& op, uin
     return it == by_node.end() ? nullptr : std::get_if<T>(it->second);
   };
   const std::vector<LaunchedNode> nodes = graphs.nodes_of(exec);
+  graph.set_captured_seq(GraphTable::captured_seq(nodes));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const LaunchedNode& node = nodes[i];
     v1::GraphNode& out_node = *graph.add_nodes();

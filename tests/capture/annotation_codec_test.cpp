@@ -149,5 +149,29 @@ TEST(AnnotationCodec, TorchMessageErrors) {
   EXPECT_THAT(parse_error("racetrack:block-free"), HasSubstr("expected 0x<address>:<bytes>"));
 }
 
+// C14: an agent outside CUDA streams, with the event that observes its
+// completion, and the host's observation of it.
+TEST(AnnotationCodec, ExternalAccessesNameTheAgentAndTheDoneEvent) {
+  const ParsedAnnotation a = parse_ok("racetrack:external nixl_rdma w:0x1000:64 r:0x2000:8 e=0xab");
+  EXPECT_EQ(a.verb, AnnotationVerb::kExternal);
+  EXPECT_EQ(a.name, "nixl_rdma");
+  ASSERT_EQ(a.accesses.size(), 2u);
+  EXPECT_EQ(a.accesses[0].mode, v1::MODE_WRITE);
+  EXPECT_EQ(a.accesses[1].address, 0x2000u);
+  EXPECT_EQ(a.event, 0xabu);
+  EXPECT_EQ(parse_ok("racetrack:external writer rw:0x10:4").event, 0u);
+  const ParsedAnnotation done = parse_ok("racetrack:external-done nixl_rdma");
+  EXPECT_EQ(done.verb, AnnotationVerb::kExternalDone);
+  EXPECT_EQ(done.name, "nixl_rdma");
+}
+
+TEST(AnnotationCodec, MalformedExternalAccessesAreNamed) {
+  EXPECT_THAT(parse_error("racetrack:external nic"), HasSubstr("expected <agent> <access>"));
+  EXPECT_THAT(parse_error("racetrack:external nic e=0x10"), HasSubstr("at least one access"));
+  EXPECT_THAT(parse_error("racetrack:external nic w:0x10:4 e=16"), HasSubstr("e=0x<hex>"));
+  EXPECT_THAT(parse_error("racetrack:external nic x:0x10:4"), HasSubstr("item 2"));
+  EXPECT_THAT(parse_error("racetrack:external-done"), HasSubstr("expected <agent>"));
+}
+
 }  // namespace
 }  // namespace racetrack::capture

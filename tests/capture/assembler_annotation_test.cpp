@@ -182,5 +182,35 @@ TEST(AssemblerAnnotations, OtherMarksAndMalformedAnnotationsAreMarks) {
   EXPECT_EQ(string_of(a.trace, kernels[0]->nvtx()), "racetrack:kernel w:0x10:0");
 }
 
+// C14: an external access mark becomes an EXTERNAL_ACCESS annotation op on
+// the trace's region, its done event resolved from the handle; the host's
+// observation an EXTERNAL_DONE op.
+TEST(AssemblerAnnotations, ExternalAccessMarksAreExternalAccessOps) {
+  FakeProgram p;
+  p.alloc(ApiKind::kMalloc, 0x10000, 4096);
+  const FakeStream connector = user_stream(0), compute = user_stream(1);
+  p.nvtx(ApiKind::kNvtxMark, "racetrack:external nixl_rdma w:0x10000:64 e=0xe1");
+  p.event_record(connector, 0xe1, 1);
+  p.launch(compute, {0x10000});
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  const auto notes = ops_of(a.trace, v1::Op::kAnnotation);
+  ASSERT_EQ(notes.size(), 1u);
+  const v1::Annotation& note = notes[0]->annotation();
+  EXPECT_EQ(note.kind(), v1::ANNOTATE_EXTERNAL_ACCESS);
+  EXPECT_EQ(string_of(a.trace, note.agent()), "nixl_rdma");
+  EXPECT_EQ(note.access().region(), a.trace.ops(0).alloc().region());
+  EXPECT_EQ(note.access().size(), 64u);
+  EXPECT_EQ(note.access().mode(), v1::MODE_WRITE);
+  const auto records = ops_of(a.trace, v1::Op::kRecord);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(note.done_event(), records[0]->record().event());
+  p.nvtx(ApiKind::kNvtxMark, "racetrack:external-done nixl_rdma");
+  const Assembled done = assemble(p, dir.path("done.rtrace"));
+  const auto all = ops_of(done.trace, v1::Op::kAnnotation);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1]->annotation().kind(), v1::ANNOTATE_EXTERNAL_DONE);
+}
+
 }  // namespace
 }  // namespace racetrack::capture::testing

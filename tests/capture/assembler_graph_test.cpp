@@ -1,7 +1,8 @@
 // CUDA graphs in assembled traces: captured calls become node templates (no
-// ops), instantiation maps exec nodes to them, and each graph launch is one
-// GraphLaunch op whose nodes come from the templates in dependency order,
-// timed by the records that carry the launch's correlation id.
+// ops) between a capture's BEGIN and END ops, instantiation maps exec nodes
+// to them, and each graph launch is one GraphLaunch op whose nodes come from
+// the templates in dependency order, timed by the records that carry the
+// launch's correlation id, naming the END of the capture they came from.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -95,8 +96,12 @@ TEST(AssemblerGraphs, ALaunchRunsTheCapturedNodesInDependencyOrder) {
   const Assembled a = assemble(p, dir.path("t.rtrace"), 9);
 
   EXPECT_EQ(a.stats.graph_templates, 3u);
-  ASSERT_EQ(a.trace.ops_size(), 3);
-  const v1::Op& op = a.trace.ops(1);
+  ASSERT_EQ(a.trace.ops_size(), 5);  // alloc, capture begin and end, two launches
+  EXPECT_EQ(a.trace.ops(1).capture().phase(), v1::CAPTURE_BEGIN);
+  EXPECT_EQ(a.trace.ops(2).capture().phase(), v1::CAPTURE_END);
+  EXPECT_EQ(a.trace.ops(2).stream(), a.trace.ops(1).stream());
+  const v1::Op& op = a.trace.ops(3);
+  EXPECT_EQ(op.graph().captured_seq(), a.trace.ops(2).seq());
   ASSERT_TRUE(op.has_graph());
   EXPECT_EQ(op.correlation_id(), first);
   EXPECT_EQ(op.graph().graph_id(), kGraphExec);
@@ -115,8 +120,9 @@ TEST(AssemblerGraphs, ALaunchRunsTheCapturedNodesInDependencyOrder) {
   EXPECT_EQ(nodes[2].memset().bytes(), 128u);
   EXPECT_THAT(nodes[2].deps(), ElementsAre(1u));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(nodes[i].index(), static_cast<uint32_t>(i));
-  EXPECT_EQ(a.trace.ops(2).graph().nodes_size(), 3);
-  EXPECT_EQ(a.trace.ops(2).device_start(), 2'000'000);
+  EXPECT_EQ(a.trace.ops(4).graph().nodes_size(), 3);
+  EXPECT_EQ(a.trace.ops(4).device_start(), 2'000'000);
+  EXPECT_EQ(a.trace.ops(4).graph().captured_seq(), a.trace.ops(2).seq());
   EXPECT_EQ(a.stats.ops_without_record, 0u);
   // The dependencies order the nodes: clean. Without them the memset races
   // the kernels.
@@ -139,10 +145,10 @@ TEST(AssemblerGraphs, ALaunchWaitsForARecordPerNode) {
   assembler.add_record(p.records[0]);
   assembler.add_record(p.records[2]);
   ASSERT_TRUE(assembler.advance(UINT64_MAX, p.now()).ok());
-  EXPECT_EQ(assembler.stats().ops_written, 0u);
+  EXPECT_EQ(assembler.stats().ops_written, 2u);  // the capture's begin and end
   assembler.add_record(p.records[1]);
   ASSERT_TRUE(assembler.advance(UINT64_MAX, p.now()).ok());
-  EXPECT_EQ(assembler.stats().ops_written, 1u);
+  EXPECT_EQ(assembler.stats().ops_written, 3u);
 }
 
 TEST(AssemblerGraphs, AnExecIdFromTheRecordsWhenTheCallDidNotKnowIt) {
@@ -154,9 +160,9 @@ TEST(AssemblerGraphs, AnExecIdFromTheRecordsWhenTheCallDidNotKnowIt) {
     if (e.event.kind == ApiKind::kGraphLaunch) e.event.value = 0;
   TempDir dir;
   const Assembled a = assemble(p, dir.path("t.rtrace"), 4);
-  ASSERT_EQ(a.trace.ops_size(), 1);
-  EXPECT_EQ(a.trace.ops(0).graph().graph_id(), kGraphExec);
-  EXPECT_EQ(a.trace.ops(0).graph().nodes_size(), 3);
+  ASSERT_EQ(a.trace.ops_size(), 3);
+  EXPECT_EQ(a.trace.ops(2).graph().graph_id(), kGraphExec);
+  EXPECT_EQ(a.trace.ops(2).graph().nodes_size(), 3);
 }
 
 TEST(AssemblerGraphs, NodesNeverSeenCapturedKeepTheirPlace) {
@@ -173,13 +179,43 @@ TEST(AssemblerGraphs, NodesNeverSeenCapturedKeepTheirPlace) {
   launch_graph(p, s, kStart + 1'000'000);
   TempDir dir;
   const Assembled a = assemble(p, dir.path("t.rtrace"));
-  ASSERT_EQ(a.trace.ops_size(), 1);
-  const auto& nodes = a.trace.ops(0).graph().nodes();
+  ASSERT_EQ(a.trace.ops_size(), 3);
+  const auto& nodes = a.trace.ops(2).graph().nodes();
   ASSERT_EQ(nodes.size(), 4);
   EXPECT_EQ(a.stats.ops_without_record, 0u);
   int empty = 0;
   for (const v1::GraphNode& n : nodes) empty += !n.has_kernel() && !n.has_memcpy() && !n.has_memset();
   EXPECT_EQ(empty, 1);
+}
+
+// cudaStreamEndCapture fails when a forked stream was not joined
+// (cudaErrorStreamCaptureUnjoined), and the capture still ends: the END op
+// is written, so later work on the stream is not taken for captured work.
+TEST(AssemblerGraphs, AFailedEndCaptureStillEndsTheCapture) {
+  FakeProgram p;
+  const FakeStream s = user_stream(0);
+  p.call(ApiKind::kCaptureBegin, s);
+  p.call(ApiKind::kCaptureEnd, s).result = 904;  // cudaErrorStreamCaptureUnjoined
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  ASSERT_EQ(a.trace.ops_size(), 2);
+  EXPECT_EQ(a.trace.ops(1).capture().phase(), v1::CAPTURE_END);
+  EXPECT_EQ(a.stats.failed_calls, 1u);
+}
+
+// A launch of a graph whose capture the trace did not see names none.
+TEST(AssemblerGraphs, ALaunchOfAnUnseenCaptureNamesNoCapture) {
+  FakeProgram p;
+  const FakeStream s = user_stream(0);
+  capture_graph(p, s);
+  std::erase_if(p.events, [](const LoggedEvent& e) {
+    return e.event.kind == ApiKind::kCaptureBegin || e.event.kind == ApiKind::kCaptureEnd;
+  });
+  launch_graph(p, s, kStart + 1'000'000);
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  ASSERT_EQ(a.trace.ops_size(), 1);
+  EXPECT_EQ(a.trace.ops(0).graph().captured_seq(), 0u);
 }
 
 }  // namespace

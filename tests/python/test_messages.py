@@ -27,6 +27,16 @@ class MessagesTest(unittest.TestCase):
         self.assertEqual(messages.block_free(0x7F0000200000, 1024, 0),
                          "racetrack:block-free 0x7f0000200000:1024 s=0x0")
 
+    def test_external_access_and_done(self):
+        self.assertEqual(messages.external("nixl_rdma", ["w:0x1000:64"], 0xAB),
+                         "racetrack:external nixl_rdma w:0x1000:64 e=0xab")
+        self.assertEqual(messages.external("writer", ["r:0x2000:8"]), "racetrack:external writer r:0x2000:8")
+        self.assertEqual(messages.external_done("nixl_rdma"), "racetrack:external-done nixl_rdma")
+        with self.assertRaises(ValueError):
+            messages.external("two words", ["w:0x1000:64"])
+        with self.assertRaises(ValueError):
+            messages.external("nic", [])
+
     def test_label_collapses_whitespace_and_rejects_empty_text(self):
         self.assertEqual(messages.label(0x1000, 512, "  activation layer3.fc1\noutput "),
                          "racetrack:label 0x1000:512 activation layer3.fc1 output")

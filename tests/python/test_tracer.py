@@ -244,6 +244,22 @@ class BlockLifetimeTest(TracerTest):
         self.assertEqual(self.sink.calls, [])
 
 
+class ExternalAccessTest(TracerTest):
+    def test_external_access_names_the_agent_the_bytes_and_the_event(self):
+        class Event:
+            cuda_event = 0x77
+        self.tracer.external_access("nixl_rdma", cpu(0x8000, pinned=True), "w", Event())
+        self.tracer.external_done("nixl_rdma")
+        self.assertEqual(self.sink.calls, [
+            ("mark", "racetrack:external nixl_rdma w:0x8000:16 e=0x77"),
+            ("mark", "racetrack:external-done nixl_rdma"),
+        ])
+
+    def test_bad_mode_is_an_error(self):
+        with self.assertRaises(ValueError):
+            self.tracer.external_access("nic", cpu(0x8000), "x", None)
+
+
 class LabelTest(TracerTest):
     def test_label_names_the_whole_storage(self):
         storage = FakeStorage(0x1000, 256)

@@ -58,7 +58,7 @@ TEST(ReplayCli, JsonReport) {
   EXPECT_GT(j.at("plan").at("traced_bytes").get<uint64_t>(), 0u);
   EXPECT_EQ(j.at("plan").at("scale"), 1.0);
   ASSERT_EQ(j.at("hazards").size(), 1u);
-  EXPECT_EQ(j.at("schema_version"), 2);
+  EXPECT_EQ(j.at("schema_version"), 3);
   const auto& h = j.at("hazards")[0];
   const auto& hazard = h.at("hazard");
   EXPECT_EQ(hazard.at("number"), 1);

@@ -88,7 +88,7 @@ class SchemasAreWellFormed(unittest.TestCase):
         for name in ("check", "sim", "replay", "info"):
             ref = SCHEMAS.raw[name]["properties"]["schema_version"]["$ref"]
             self.assertEqual(ref, "hazard.schema.json#/$defs/schema_version")
-        self.assertEqual(SCHEMAS.raw["hazard"]["$defs"]["schema_version"]["const"], 2)
+        self.assertEqual(SCHEMAS.raw["hazard"]["$defs"]["schema_version"]["const"], 3)
 
 
 class SampleOutputs(unittest.TestCase, Valid):
@@ -99,7 +99,7 @@ class SampleOutputs(unittest.TestCase, Valid):
             for schema, what, document in outputs(trace):
                 with self.subTest(sample=os.path.basename(trace), output=what):
                     self.assertValid(schema, document, what)
-                    self.assertEqual(document["schema_version"], 2)
+                    self.assertEqual(document["schema_version"], 3)
 
     def test_racing_samples_report_hazards(self):
         # The validation above must have seen hazard objects, not only empty lists.

@@ -81,7 +81,7 @@ TEST(SimCli, JsonReportParses) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_GT(j.at("makespan_ns").get<int64_t>(), 0);
   ASSERT_EQ(j.at("hazards").size(), 1u);
-  EXPECT_EQ(j.at("schema_version"), 2);
+  EXPECT_EQ(j.at("schema_version"), 3);
   const auto& h = j.at("hazards")[0];
   EXPECT_EQ(h.at("hazard").at("number"), 1);
   EXPECT_EQ(h.at("hazard").at("first").at("seq"), 4);

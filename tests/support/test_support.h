@@ -146,10 +146,18 @@ inline void add_standard_ops(TraceBuilder& b, int iterations) {
     b.mark("step");
   }
 
-  // A graph launch: the builder has no call for it, so turn a kernel op into one.
+  // The graph's (empty) capture and its launch: the builder has no call for
+  // either, so turn kernel ops into them.
+  for (v1::CapturePhase phase : {v1::CAPTURE_BEGIN, v1::CAPTURE_END}) {
+    b.kernel(compute, "capture", {}, {});
+    b.last_op().mutable_capture()->set_phase(phase);
+  }
+  b.last_op().mutable_capture()->set_graph_id(77);
+  const uint64_t captured_at = b.last_op().seq();
   b.kernel(compute, "graph_launch", {}, {});
   v1::GraphLaunch& graph = *b.last_op().mutable_graph();
   graph.set_graph_id(77);
+  graph.set_captured_seq(captured_at);
   v1::GraphNode& n0 = *graph.add_nodes();
   n0.set_index(0);
   n0.mutable_kernel()->set_name(b.intern("g_fwd"));
@@ -180,7 +188,7 @@ inline void add_standard_ops(TraceBuilder& b, int iterations) {
 }
 
 inline constexpr int kOpsPerIteration = 18;
-inline constexpr int kTailOps = 8;
+inline constexpr int kTailOps = 10;
 
 inline v1::Chunk standard_trace(int iterations = 2) {
   TraceBuilder b;

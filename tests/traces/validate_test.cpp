@@ -207,6 +207,8 @@ TEST_F(Validate, SeqMayHaveGaps) {
   for (v1::Op& op : *trace_.mutable_ops())
     if (op.has_annotation())
       op.mutable_annotation()->set_ordered_after_seq(op.annotation().ordered_after_seq() * 10);
+  for (v1::Op& op : *trace_.mutable_ops())
+    if (op.has_graph()) op.mutable_graph()->set_captured_seq(op.graph().captured_seq() * 10);
   EXPECT_THAT(errors_in(trace_), IsEmpty());
 }
 

@@ -9,8 +9,8 @@ namespace racetrack {
 namespace {
 
 constexpr std::array<std::string_view, kOpKindCount> kKindNames = {
-    "none", "kernel", "memcpy", "memset", "record", "wait",   "sync",
-    "query", "alloc", "free",   "hostfn", "graph",  "annotate", "hostaccess"};
+    "none",  "kernel", "memcpy", "memset", "record",   "wait",       "sync",   "query",
+    "alloc", "free",   "hostfn", "graph",  "annotate", "hostaccess", "capture"};
 
 std::string access_text(const v1::Access& a, const TraceTables& tables) {
   std::string out(mode_name(a.mode()));
@@ -48,6 +48,7 @@ OpKind op_kind(const v1::Op& op) {
     case v1::Op::kGraph: return OpKind::kGraph;
     case v1::Op::kAnnotation: return OpKind::kAnnotation;
     case v1::Op::kHostAccess: return OpKind::kHostAccess;
+    case v1::Op::kCapture: return OpKind::kCapture;
     case v1::Op::WHAT_NOT_SET: return OpKind::kNone;
   }
   return OpKind::kNone;
@@ -182,7 +183,10 @@ std::string op_title(const v1::Op& op, const TraceTables& t) {
     case v1::Op::kAlloc: return kind + " " + t.region_label(op.alloc().region());
     case v1::Op::kFree: return kind + " " + t.region_label(op.free().region());
     case v1::Op::kHostFunc: return kind + " " + std::string(t.string(op.host_func().name()));
-    case v1::Op::kAnnotation: return kind + " " + std::string(t.string(op.annotation().text()));
+    case v1::Op::kAnnotation:
+      if (op.annotation().agent()) return kind + " " + std::string(t.string(op.annotation().agent()));
+      return kind + " " + std::string(t.string(op.annotation().text()));
+    case v1::Op::kCapture: return op.capture().phase() == v1::CAPTURE_BEGIN ? "capture begin" : "capture end";
     default: return kind;
   }
 }
@@ -223,7 +227,20 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
     }
     case v1::Op::kHostFunc: append_accesses(out, op.host_func().accesses(), t); break;
     case v1::Op::kHostAccess: append_accesses(out, op.host_access().accesses(), t); break;
-    case v1::Op::kGraph: out += " " + std::to_string(op.graph().nodes_size()) + " nodes"; break;
+    case v1::Op::kGraph:
+      out += " " + std::to_string(op.graph().nodes_size()) + " nodes";
+      if (op.graph().captured_seq()) out += " captured at #" + std::to_string(op.graph().captured_seq());
+      break;
+    case v1::Op::kCapture:
+      if (op.capture().graph_id()) out += " graph " + std::to_string(op.capture().graph_id());
+      break;
+    case v1::Op::kAnnotation:
+      if (op.annotation().has_access()) {
+        std::string where = access_text(op.annotation().access(), t);
+        out += "  [" + where + "]";
+      }
+      if (op.annotation().done_event()) out += "  done at " + t.event_label(op.annotation().done_event());
+      break;
     default: break;
   }
   if (op.stream()) out += "  on " + t.stream_label(op.stream());

@@ -311,6 +311,28 @@ void Validator::check_op(const v1::Op& op) {
           report(op_prefix(op) + "graph node " + std::to_string(i) + " names module " +
                  std::to_string(nodes[i].kernel().module()) + ", which is not defined");
       }
+      if (const uint64_t at = op.graph().captured_seq()) {
+        auto end = capture_ends_.find(at);
+        if (end == capture_ends_.end())
+          report(op_prefix(op) + "graph launch says it was captured at seq " + std::to_string(at) +
+                 ", which is not an earlier capture end");
+        else if (end->second && end->second != op.graph().graph_id())
+          report(op_prefix(op) + "graph launch of graph " + std::to_string(op.graph().graph_id()) +
+                 " says it was captured at seq " + std::to_string(at) + ", which captured graph " +
+                 std::to_string(end->second));
+      }
+      break;
+    }
+    case v1::Op::kCapture: {
+      needs_stream();
+      const bool begin = op.capture().phase() == v1::CAPTURE_BEGIN;
+      if (begin && !capturing_.insert(op.stream()).second)
+        report(op_prefix(op) + "begins a capture on stream " + std::to_string(op.stream()) +
+               ", which is already capturing");
+      if (!begin && capturing_.erase(op.stream()) == 0)
+        report(op_prefix(op) + "ends a capture on stream " + std::to_string(op.stream()) +
+               ", which has no capture begun");
+      if (!begin) capture_ends_[op.seq()] = op.capture().graph_id();
       break;
     }
     case v1::Op::kAnnotation: {
@@ -321,6 +343,17 @@ void Validator::check_op(const v1::Op& op) {
       if (a.kind() == v1::ANNOTATE_ORDER && a.ordered_after_seq() >= op.seq())
         report(op_prefix(op) + "declares an order after seq " + std::to_string(a.ordered_after_seq()) +
                ", which is not earlier");
+      const bool external =
+          a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS || a.kind() == v1::ANNOTATE_EXTERNAL_DONE;
+      check_string((op_prefix(op) + "annotation agent").c_str(), a.agent());
+      if (external && a.agent() == 0) report(op_prefix(op) + "external access annotation names no agent");
+      if (a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS) {
+        if (!a.has_access() || a.access().size() == 0)
+          report(op_prefix(op) + "external access annotation has no bytes (access.size is 0)");
+        else
+          check_access(op, a.access());
+        if (a.done_event()) check_ref(op, "event", a.done_event(), events);
+      }
       break;
     }
     case v1::Op::kHostAccess:

@@ -69,6 +69,34 @@ static inline void racetrack_label(const void* p, size_t bytes, const char* name
   racetrack_annotate_("label", NULL, p, bytes, name);
 }
 
+/* An agent outside CUDA streams (`agent`, one word: an RDMA NIC, a forked
+ * writer, another process) reads ("r"), writes ("w") or both ("rw") these
+ * bytes from now on; its completion is observed at the next record of
+ * `done_event` (a cudaEvent_t, or NULL: at racetrack_external_done). */
+static inline void racetrack_external_access(const char* agent, const char* mode, const void* p, size_t bytes,
+                                             const void* done_event) {
+#ifdef RACETRACK_NO_ANNOTATIONS
+  (void)agent; (void)mode; (void)p; (void)bytes; (void)done_event;
+#else
+  char message[256];
+  int n = snprintf(message, sizeof message, "racetrack:external %s %s:0x%llx:%llu", agent, mode,
+                   (unsigned long long)(uintptr_t)p, (unsigned long long)bytes);
+  if (done_event != NULL && n > 0 && (size_t)n < sizeof message)
+    snprintf(message + n, sizeof message - (size_t)n, " e=0x%llx", (unsigned long long)(uintptr_t)done_event);
+  nvtxMarkA(message);
+#endif
+}
+/* The host observed that `agent` finished its accesses. */
+static inline void racetrack_external_done(const char* agent) {
+#ifdef RACETRACK_NO_ANNOTATIONS
+  (void)agent;
+#else
+  char message[160];
+  snprintf(message, sizeof message, "racetrack:external-done %s", agent);
+  nvtxMarkA(message);
+#endif
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,7 @@ Importing this package does not import torch; enable() does.
 
 import threading
 
-__all__ = ["enable", "disable", "is_enabled", "label"]
+__all__ = ["enable", "disable", "is_enabled", "label", "external_access", "external_done"]
 
 _lock = threading.Lock()
 _tracer = None
@@ -64,3 +64,20 @@ def label(tensor, text):
     """Names the block holding `tensor` in reports and the viewer (no-op when disabled)."""
     if _tracer is not None:
         _tracer.label(tensor, text)
+
+
+def external_access(agent, tensor, mode="w", done_event=None):
+    """Declares that `agent`, outside CUDA streams (an RDMA/GPUDirect load, a
+    forked writer, another process), reads ("r"), writes ("w") or both ("rw")
+    `tensor`'s bytes from now on. Its completion is observed at the next
+    record of `done_event` (a torch.cuda.Event), or else at
+    external_done(agent). racetrack check reports stream work that touches the
+    bytes before, or unordered with, that point (no-op when disabled)."""
+    if _tracer is not None:
+        _tracer.external_access(agent, tensor, mode, done_event)
+
+
+def external_done(agent):
+    """The host observed that `agent` finished its accesses (no-op when disabled)."""
+    if _tracer is not None:
+        _tracer.external_done(agent)

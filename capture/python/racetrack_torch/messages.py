@@ -52,3 +52,27 @@ def label(address, size, text):
     if not name:
         raise ValueError("racetrack label text is empty")
     return f"{PREFIX}label 0x{address:x}:{size} {name}"
+
+
+def _agent(agent):
+    name = str(agent)
+    if not name or any(c.isspace() for c in name):
+        raise ValueError(f"racetrack external agent name {agent!r} must be one word")
+    return name
+
+
+def external(agent, items, event=None):
+    """Mark: an agent outside CUDA streams (RDMA, another process) accesses
+    these bytes; they are complete at the next record of `event` (a
+    cudaEvent_t handle), else at external_done(agent)."""
+    if not items:
+        raise ValueError("racetrack external access needs at least one access item")
+    parts = [PREFIX + "external", _agent(agent), *items]
+    if event:
+        parts.append(f"e=0x{event:x}")
+    return " ".join(parts)
+
+
+def external_done(agent):
+    """Mark: the host saw `agent` finish its accesses."""
+    return f"{PREFIX}external-done {_agent(agent)}"

@@ -20,7 +20,7 @@ is tested without PyTorch.
 
 from . import messages
 from .errors import report
-from .extents import AccessItems, tensor_span
+from .extents import AccessItems, format_item, tensor_span
 from .lifetimes import BlockLifetimes
 from .modes import WRITE, PlanCache
 
@@ -174,6 +174,27 @@ class OpTracer:
             self._sink.mark(messages.label(address, size, text))
         except Exception as error:
             self._failed("label()", error)
+
+    def external_access(self, agent, tensor, mode, event):
+        """An agent outside CUDA streams accesses `tensor`'s bytes (C14)."""
+        if not self.enabled:
+            return
+        if mode not in ("r", "w", "rw"):
+            raise ValueError(f"racetrack external access mode {mode!r} is not r, w or rw")
+        try:
+            span = tensor_span(tensor)
+            if span is None:
+                return
+            handle = 0 if event is None else int(getattr(event, "cuda_event", event))
+            self._sink.mark(messages.external(agent, [format_item(mode, span[0], span[1])], handle))
+        except ValueError:
+            raise
+        except Exception as error:
+            self._failed("external_access()", error)
+
+    def external_done(self, agent):
+        if self.enabled:
+            self._sink.mark(messages.external_done(agent))
 
     def flush(self):
         """Reports blocks found dead since the last check (polling fallback only)."""

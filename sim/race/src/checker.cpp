@@ -6,6 +6,9 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/external_agents.h"
+#include "racetrack/race/graph_lifetime_text.h"
+#include "racetrack/race/graph_lifetimes.h"
 #include "racetrack/race/pdl.h"
 #include "racetrack/race/settle.h"
 #include "racetrack/traces/prefetch.h"
@@ -95,6 +98,20 @@ struct Checker::State {
   std::string side_title(const HazardSide& s) const;
   std::string signature(const HazardSide& a, const HazardSide& b, HazardKind kind) const;
   void process(const v1::Op& op);
+  // C16 (graph_lifetimes.h): a graph node access against its capture-time
+  // region, and the side-stream work a capture end leaves unjoined.
+  void check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
+                              const hb::OpOrder& o);
+  void report_unjoined(const v1::Op& work, const v1::Op& end, const hb::OpOrder& o);
+  // C14 (external_agents.h): an external access whose completion `op`
+  // observes enters the shadow memory with op's order; one still in flight
+  // conflicts with any access that overlaps it.
+  void complete_external(const ExternalAccess& e, const v1::Op& op, const hb::OpOrder& o);
+  HazardSide in_flight_side(const ExternalAccess& e) const;
+  // Checks one access (side) against the shadow memory and reports conflicts.
+  void shadow_check(const ResolvedAccess& a, uint32_t side, const hb::OpOrder& o);
+  // One hazard per earlier access among `conflicts`, over the hull of the bytes they share.
+  void report_conflicts(uint32_t side, const hb::OpOrder& o);
 
   CheckOptions options;
   std::shared_ptr<TraceTables> tables_ptr;
@@ -103,6 +120,11 @@ struct Checker::State {
   AccessResolver resolver;
   PdlWaitFacts pdl_facts;  // for hb's rule 1a
   RecordedEvents recorded;
+  GraphLifetimes graphs;
+  std::vector<v1::Op> unjoined;
+  ExternalAgents externals;
+  std::vector<ExternalAccess> completed_externals;
+  std::vector<const ExternalAccess*> in_flight;
   ShadowMemory shadow;
   std::deque<HazardSide> sides;  // grows in blocks: no copies as it grows
   std::vector<uint32_t> free_sides;
@@ -182,6 +204,9 @@ uint32_t Checker::State::stripped_nvtx(uint32_t nvtx) {
 }
 
 HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& second) const {
+  if (second.graph_lifetime == GraphLifetime::kCapturedFreed ||
+      second.graph_lifetime == GraphLifetime::kPoolAlias)
+    return HazardClass::kReuse;
   if (first.access.region && second.access.region && first.access.region != second.access.region) {
     // Freed regions are gone from the resolver: the first one's memory was
     // handed out again.
@@ -190,7 +215,8 @@ HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& 
   }
   if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess)
     return HazardClass::kHostVsDevice;
-  const bool a = is_copy(first.op_kind), b = is_copy(second.op_kind);
+  // An external agent's access is a transfer (RDMA, a writer process).
+  const bool a = is_copy(first.op_kind) || first.external_agent, b = is_copy(second.op_kind);
   if (a && b) return HazardClass::kCopyVsCopy;
   if (a || b) return HazardClass::kCopyVsCompute;
   return HazardClass::kComputeVsCompute;
@@ -269,12 +295,73 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   if (shown) result.shown.push_back(std::move(h));
 }
 
+void Checker::State::check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
+                                            const hb::OpOrder& o) {
+  const CapturedRegion* then = graphs.captured_region(op.graph().captured_seq(), a.space, a.lo, a.hi);
+  if (!then || then->region == a.region) return;
+  side.captured_label = then->label;
+  side.captured_seq = op.graph().captured_seq();
+  const RegionInfo* now = a.region ? resolver.region(a.region) : nullptr;
+  side.owner_label = now ? now->label : 0;
+  if (then->pool_capture) {
+    // The graph's own intermediate: a hazard only where the memory's other
+    // owner is used unordered with the launch (the shadow check finds that).
+    if (a.region) side.graph_lifetime = GraphLifetime::kPoolAlias;
+    return;
+  }
+  // Freed since capture: the replay touches the old address whatever the order.
+  HazardSide freed;
+  freed.seq = then->free_seq;
+  freed.op_kind = OpKind::kFree;
+  freed.stream = then->free_stream;
+  freed.thread = then->free_thread;
+  freed.region_label = then->label;
+  freed.access.space = a.space;
+  freed.access.lo = std::max(a.lo, then->base);
+  freed.access.hi = std::min(a.hi, then->base + then->size);
+  freed.access.writes = true;
+  freed.access.region = then->region;
+  HazardSide use = side;
+  use.graph_lifetime = GraphLifetime::kCapturedFreed;
+  use.region_label = then->label;
+  use.access.region = then->region;  // the tensor the graph means, as the report names it
+  report(freed, use, freed.access.lo, freed.access.hi, o);
+}
+
+void Checker::State::report_unjoined(const v1::Op& work, const v1::Op& end, const hb::OpOrder& o) {
+  HazardSide first = op_side(work);
+  HazardSide second = op_side(end);
+  second.stream = end.stream();
+  second.graph_lifetime = GraphLifetime::kUnjoinedCapture;
+  second.captured_seq = work.seq();
+  // The memory the unjoined work writes, if it names any: what the graph's
+  // consumers would read unordered.
+  resolver.resolve(work, accesses);
+  for (const ResolvedAccess& a : accesses)
+    if (a.writes || first.access.hi == 0) first.access = a;
+  if (const RegionInfo* r = resolver.region(first.access.region)) first.region_label = r->label;
+  second.access = first.access;
+  second.access.reads = true;
+  second.access.writes = false;
+  second.region_label = first.region_label;
+  report(first, second, first.access.lo, first.access.hi, o);
+}
+
 void Checker::State::process(const v1::Op& op) {
   if (bad_input) return;
   if (std::string why = hb.cannot_apply(op); !why.empty()) {
     bad_input = why + " (racetrack validate lists every problem)";
     return;
   }
+  if (graphs.is_captured(op)) {
+    // Captured, not run: it runs with the graph's launches.
+    graphs.on_captured(op, resolver);
+    resolver.on_op(op);
+    return;
+  }
+  unjoined.clear();
+  graphs.on_op(op, resolver, unjoined);
+  externals.on_op(op, resolver, completed_externals);
   resolver.on_op(op);
   recorded.on_op(op);
   const hb::OpOrder order = hb.apply(op);
@@ -282,6 +369,8 @@ void Checker::State::process(const v1::Op& op) {
     bad_input = hb.exceeded();
     return;
   }
+  for (const v1::Op& work : unjoined) report_unjoined(work, op, order);
+  for (const ExternalAccess& e : completed_externals) complete_external(e, op, order);
   if (!touches_memory(op)) return;
   resolver.resolve(op, accesses);
   if (accesses.empty()) return;
@@ -303,22 +392,67 @@ void Checker::State::process(const v1::Op& op) {
     } else {
       side = new_side(of_op, op, a, o.epoch.agent);
       conflicts.clear();
+      if (op.has_graph() && op.graph().captured_seq()) {
+        HazardSide marked = sides[side];
+        check_captured_address(op, a, marked, o);
+        sides[side] = marked;
+      }
+    }
+    if (externals.any_in_flight()) {
+      externals.conflicting(a, in_flight);
+      for (const ExternalAccess* e : in_flight)
+        report(in_flight_side(*e), sides[side], std::max(a.lo, e->access.lo), std::min(a.hi, e->access.hi),
+               o);
     }
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
     if (k + 1 < accesses.size() && same_side(a, accesses[k + 1])) continue;  // more rows to come
-    if (conflicts.empty()) continue;
-    // One hazard per earlier access, over the hull of the bytes they share.
-    std::sort(conflicts.begin(), conflicts.end());
-    for (size_t i = 0; i < conflicts.size();) {
-      const uint32_t earlier = conflicts[i].side;
-      uint64_t lo = conflicts[i].lo, hi = conflicts[i].hi;
-      for (++i; i < conflicts.size() && conflicts[i].side == earlier; ++i) {
-        lo = std::min(lo, conflicts[i].lo);
-        hi = std::max(hi, conflicts[i].hi);
-      }
-      report(sides[earlier], sides[side], lo, hi, o);
-    }
+    report_conflicts(side, o);
   }
+}
+
+void Checker::State::shadow_check(const ResolvedAccess& a, uint32_t side, const hb::OpOrder& o) {
+  conflicts.clear();
+  shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
+  report_conflicts(side, o);
+}
+
+void Checker::State::report_conflicts(uint32_t side, const hb::OpOrder& o) {
+  if (conflicts.empty()) return;
+  std::sort(conflicts.begin(), conflicts.end());
+  for (size_t i = 0; i < conflicts.size();) {
+    const uint32_t earlier = conflicts[i].side;
+    uint64_t lo = conflicts[i].lo, hi = conflicts[i].hi;
+    for (++i; i < conflicts.size() && conflicts[i].side == earlier; ++i) {
+      lo = std::min(lo, conflicts[i].lo);
+      hi = std::max(hi, conflicts[i].hi);
+    }
+    report(sides[earlier], sides[side], lo, hi, o);
+  }
+}
+
+HazardSide Checker::State::in_flight_side(const ExternalAccess& e) const {
+  HazardSide s;
+  s.seq = e.seq;
+  s.op_kind = OpKind::kAnnotation;
+  s.name = e.agent;
+  s.thread = e.thread;
+  s.access = e.access;
+  s.region_label = e.label;
+  s.external_agent = e.agent;
+  s.external_seq = e.seq;
+  return s;
+}
+
+void Checker::State::complete_external(const ExternalAccess& e, const v1::Op& op, const hb::OpOrder& o) {
+  HazardSide s = in_flight_side(e);
+  s.seq = op.seq();
+  s.stream = hb::is_device_op(op) ? op.stream() : 0;
+  s.thread = op.thread();
+  s.nvtx = op.nvtx();
+  s.nvtx_pattern = stripped_nvtx(s.nvtx);
+  s.role = role_of(s.stream);
+  s.external_event = op.has_record() ? op.record().event() : 0;
+  shadow_check(e.access, new_side(s, op, e.access, o.epoch.agent), o);
 }
 
 Checker::Checker(const CheckOptions& options) : s_(std::make_unique<State>(options)) {}
@@ -411,6 +545,18 @@ class FixOps {
   FixOps(const std::vector<FixEdit>& edits, uint32_t first_event) {
     uint32_t next_event = first_event;
     for (const FixEdit& e : edits) {
+      if (e.recapture) {
+        // A capture begin and end right before the launch, which names it.
+        for (v1::CapturePhase phase : {v1::CAPTURE_BEGIN, v1::CAPTURE_END}) {
+          v1::Op& capture = before_[e.before_seq].emplace_back();
+          capture.set_seq(e.before_seq);
+          capture.set_thread(e.thread);
+          capture.set_stream(e.wait_stream);
+          capture.mutable_capture()->set_phase(phase);
+        }
+        recaptured_.insert(e.before_seq);
+        continue;
+      }
       const uint32_t event = e.existing_event ? e.existing_event : next_event++;
       if (!e.existing_event) {
         v1::Op& record = after_[e.after_seq].emplace_back();
@@ -433,6 +579,14 @@ class FixOps {
   }
   const std::vector<v1::Op>* before(uint64_t seq) const { return find(before_, seq); }
   const std::vector<v1::Op>* after(uint64_t seq) const { return find(after_, seq); }
+  // The op as re-checked: a re-captured launch names the capture inserted
+  // right before it (which has its seq).
+  const v1::Op& patched(const v1::Op& op) {
+    if (!op.has_graph() || !recaptured_.count(op.seq())) return op;
+    patched_ = op;
+    patched_.mutable_graph()->set_captured_seq(op.seq());
+    return patched_;
+  }
 
  private:
   using Map = std::unordered_map<uint64_t, std::vector<v1::Op>>;
@@ -441,9 +595,13 @@ class FixOps {
     return it == m.end() ? nullptr : &it->second;
   }
   Map before_, after_;
+  std::set<uint64_t> recaptured_;
+  v1::Op patched_;
 };
 
 std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
+  if (h.second.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_explanation(h, t);
+  if (h.first.external_agent) return external_explanation(h, t);
   if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;
@@ -492,7 +650,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
 
   // Pass 2: re-check with every fix applied, and map explanation points.
   const TraceTables& tables = *result.tables;
-  const FixOps fix_ops(fix_edits(result), static_cast<uint32_t>(tables.events().size()) + 1);
+  FixOps fix_ops(fix_edits(result), static_cast<uint32_t>(tables.events().size()) + 1);
   TickMap ticks;
   WrongWaits waits;
   for (const HazardGroup& g : result.groups)
@@ -518,7 +676,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
       waits.note(op);
       if (const auto* ops = fix_ops.before(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
-      recheck.add_op(op);
+      recheck.add_op(fix_ops.patched(op));
       if (const auto* ops = fix_ops.after(op.seq()))
         for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
     }

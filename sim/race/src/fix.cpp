@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "racetrack/race/checker.h"
+#include "racetrack/race/external_agents.h"
+#include "racetrack/race/graph_lifetime_text.h"
 #include "racetrack/traces/trace_io.h"
 
 namespace racetrack::race {
@@ -47,6 +49,8 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
   Fix f;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;
+  if (b.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_fix(h, tables);
+  if (a.external_agent) return external_fix(h, tables);
   if (a.seq == b.seq) {
     f.text = "nodes " + std::to_string(a.access.node - 1) + " and " + std::to_string(b.access.node - 1) + " of graph launch #" +
              std::to_string(a.seq) + " are unordered: add a dependency edge between them when the graph is built";
@@ -107,6 +111,7 @@ std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits) {
     // Sorted by (after, record stream, record thread, before, ...): an edit
     // that repeats an earlier one's record point and waiter is implied by it.
     const bool implied = std::any_of(out.begin(), out.end(), [&](const FixEdit& o) {
+      if (o.recapture || e.recapture) return o.recapture == e.recapture && o.before_seq == e.before_seq;
       return o.after_seq == e.after_seq && o.record_stream == e.record_stream && o.wait_stream == e.wait_stream &&
              o.thread == e.thread && o.before_seq <= e.before_seq;
     });
@@ -117,6 +122,12 @@ std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits) {
 
 FixRewriter::FixRewriter(std::vector<FixEdit> edits) : edits_(std::move(edits)) {
   for (const FixEdit& e : edits_) {
+    if (e.recapture) {
+      // A capture begin and end before the launch, and no event.
+      new_event_.push_back(0);
+      waits_before_.insert(waits_before_.end(), 2, e.before_seq);
+      continue;
+    }
     new_event_.push_back(e.existing_event ? 0 : ++new_events_);
     if (!e.existing_event) records_after_.push_back(e.after_seq);
     waits_before_.push_back(e.before_seq);
@@ -179,9 +190,26 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
     // The waits before this op take the seqs just below its new seq.
     const uint64_t waits = count_at_most(waits_before_, op.seq()) - count_below(waits_before_, op.seq());
     uint64_t wait_seq = new_seq(op.seq()) - waits;
+    uint64_t recaptured_at = 0;
     for (size_t i = 0; i < edits_.size(); ++i) {
       const FixEdit& e = edits_[i];
       if (e.before_seq != op.seq()) continue;
+      if (e.recapture) {
+        for (v1::CapturePhase phase : {v1::CAPTURE_BEGIN, v1::CAPTURE_END}) {
+          v1::Op& capture = *out_.add_ops();
+          capture.set_seq(wait_seq++);
+          capture.set_thread(e.thread);
+          capture.set_stream(e.wait_stream);
+          capture.set_host_start(op.host_start());
+          capture.set_host_end(op.host_start());
+          capture.mutable_capture()->set_phase(phase);
+          if (phase == v1::CAPTURE_END && op.has_graph())
+            capture.mutable_capture()->set_graph_id(op.graph().graph_id());
+          recaptured_at = capture.seq();
+          inserted_.push_back(capture.seq());
+        }
+        continue;
+      }
       v1::Op& wait = *out_.add_ops();
       wait.set_seq(wait_seq++);
       wait.set_thread(e.thread);
@@ -203,10 +231,13 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
     remap_events(copy);
     if (copy.has_annotation() && copy.annotation().ordered_after_seq())
       copy.mutable_annotation()->set_ordered_after_seq(new_seq(copy.annotation().ordered_after_seq()));
+    if (copy.has_graph() && copy.graph().captured_seq())
+      copy.mutable_graph()->set_captured_seq(recaptured_at ? recaptured_at
+                                                           : new_seq(copy.graph().captured_seq()));
     uint64_t next = copy.seq();
     for (size_t i = 0; i < edits_.size(); ++i) {
       const FixEdit& e = edits_[i];
-      if (e.after_seq != op.seq() || e.existing_event) continue;
+      if (e.after_seq != op.seq() || e.existing_event || e.recapture) continue;
       v1::Op& record = *out_.add_ops();
       record.set_seq(++next);
       record.set_thread(e.record_thread);

@@ -12,9 +12,9 @@ namespace racetrack {
 // Short names of op kinds, as `dump --kind` accepts them.
 enum class OpKind {
   kNone, kKernel, kMemcpy, kMemset, kRecord, kWait, kSync, kQuery, kAlloc, kFree,
-  kHostFunc, kGraph, kAnnotation, kHostAccess
+  kHostFunc, kGraph, kAnnotation, kHostAccess, kCapture
 };
-inline constexpr int kOpKindCount = 14;
+inline constexpr int kOpKindCount = 15;
 
 OpKind op_kind(const v1::Op& op);
 std::string_view op_kind_name(OpKind kind);

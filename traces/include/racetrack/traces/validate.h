@@ -3,6 +3,7 @@
 // increasing seq, sane times and ranges. Works as a stream over chunks.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +49,8 @@ class Validator {
   std::vector<uint8_t> region_state_;  // 0 unseen, 1 allocated, 2 freed
   uint32_t modules_ = 0;                  // defined so far
   std::set<std::string> module_hashes_;   // a module is stored once per content hash
+  std::set<uint32_t> capturing_;          // streams between a capture's BEGIN and END
+  std::map<uint64_t, uint64_t> capture_ends_;  // END op seq -> its graph id (0 = unknown)
 };
 
 struct ValidationReport {

@@ -28,6 +28,10 @@ struct FixEdit {
   uint32_t wait_stream = 0;
   uint32_t thread = 0;
   uint32_t existing_event = 0;
+  // Instead: re-capture the graph launched at `before_seq` right before it
+  // (a capture begin and end on `wait_stream`, which the launch then names
+  // as its capture): its addresses are those of the regions live then.
+  bool recapture = false;
   auto operator<=>(const FixEdit&) const = default;
 };
 

@@ -16,6 +16,10 @@ enum class HazardKind { kRaw, kWar, kWaw };
 enum class HazardClass { kCopyVsCompute, kCopyVsCopy, kComputeVsCompute, kHostVsDevice, kReuse };
 // Ordered: a higher value is more certain.
 enum class Confidence { kPossible, kLikely, kDefinite };
+// The CUDA graph lifetime shapes (C16, graph_lifetimes.h): a graph node's
+// captured address freed since capture, a graph-pool intermediate whose
+// memory another allocation uses, side-stream work left out of a capture.
+enum class GraphLifetime : uint8_t { kNone, kCapturedFreed, kPoolAlias, kUnjoinedCapture };
 
 // Names for people ("RAW") and the lowercase identifiers of JSON ("raw");
 // class and confidence names are both.
@@ -43,6 +47,19 @@ struct HazardSide {
   // and the stream's role + 1 (0 for host ops).
   uint32_t nvtx_pattern = 0;
   uint32_t role = 0;
+  // Graph launches and capture ends (C16): which shape, the label of the
+  // region the address had at capture time, the label of its owner now, and
+  // the seq of the capture end (for kUnjoinedCapture: of the op not joined).
+  GraphLifetime graph_lifetime = GraphLifetime::kNone;
+  uint32_t captured_label = 0;
+  uint32_t owner_label = 0;
+  uint64_t captured_seq = 0;
+  // An agent outside CUDA streams (C14, external_agents.h): the string id of
+  // its name, the seq of the annotation that declared the access, and the
+  // event whose record observed its completion (0: none yet or a host point).
+  uint32_t external_agent = 0;
+  uint64_t external_seq = 0;
+  uint32_t external_event = 0;
 };
 
 // Identity of a hazard for comparisons and tests.

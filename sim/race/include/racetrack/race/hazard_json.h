@@ -12,7 +12,7 @@ namespace racetrack::race {
 
 // The top-level "schema_version" of every JSON output (docs/schemas/README.md
 // says when it changes).
-inline constexpr int kJsonSchemaVersion = 2;
+inline constexpr int kJsonSchemaVersion = 3;
 
 nlohmann::ordered_json hazard_json(const Hazard& hazard, const TraceTables& tables);
 

@@ -68,7 +68,9 @@ class ShadowMemory {
   // returns the first segment starting at or after `at`.
   static Map::iterator split(Map& map, uint64_t at);
 
-  std::pmr::unsynchronized_pool_resource pool_;
+  // Small chunks: the pool never hands memory back, so a chunk may hold at
+  // most a few hundred KiB the trace no longer needs.
+  std::pmr::unsynchronized_pool_resource pool_{std::pmr::pool_options{2048, 0}};
   std::map<SpaceKey, Map> spaces_;
   SpaceKey last_space_ = 0;  // a one-entry cache: accesses come in runs per space
   Map* last_map_ = nullptr;
