@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/code/access_modes.h"
 #include "racetrack/des/simulate.h"
 #include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
@@ -92,6 +93,7 @@ inline SynthOptions far_synth(uint64_t seed, uint64_t ops) {
   o.target_ops = ops;
   o.layers = 8;
   o.microbatches = 4;
+  o.analyzer_version = code::kAnalyzerVersion;  // C15's kernel facts
   return o;
 }
 
