@@ -6,7 +6,7 @@ namespace racetrack::race {
 
 ShadowMemory::Map& ShadowMemory::space(SpaceKey key) {
   if (!last_map_ || last_space_ != key) {
-    last_map_ = &spaces_.try_emplace(key, &pool_).first->second;  // std::map nodes stay put
+    last_map_ = &spaces_[key];  // std::map nodes stay put
     last_space_ = key;
   }
   return *last_map_;

@@ -8,7 +8,6 @@
 
 #include <boost/container/small_vector.hpp>
 #include <map>
-#include <memory_resource>
 #include <vector>
 
 #include "racetrack/hb/happens_before.h"
@@ -59,18 +58,13 @@ class ShadowMemory {
     // Usually one or two entries: kept inline, no allocation per segment.
     boost::container::small_vector<ShadowEntry, 3> entries;
   };
-  // Segments split and merge at nearly every access: their nodes come from
-  // a pool, not the general heap.
-  using Map = std::pmr::map<uint64_t, Segment>;
+  using Map = std::map<uint64_t, Segment>;
 
   Map& space(SpaceKey key);
   // Splits so that a segment boundary falls at `at` (if inside a segment);
   // returns the first segment starting at or after `at`.
   static Map::iterator split(Map& map, uint64_t at);
 
-  // Small chunks: the pool never hands memory back, so a chunk may hold at
-  // most a few hundred KiB the trace no longer needs.
-  std::pmr::unsynchronized_pool_resource pool_{std::pmr::pool_options{2048, 0}};
   std::map<SpaceKey, Map> spaces_;
   SpaceKey last_space_ = 0;  // a one-entry cache: accesses come in runs per space
   Map* last_map_ = nullptr;
