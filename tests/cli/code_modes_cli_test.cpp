@@ -82,11 +82,13 @@ TEST_F(CodeModesCli, SimAndReplayNameKernelsWithIndirectAccess) {
   for (const char* command : {"sim --adversarial", "replay --stress --timing fast"}) {
     const CliRun text = racetrack(std::string(command) + " " + shell_quote(path));
     EXPECT_NE(text.code, 2) << command << ": " << text.err;
-    EXPECT_THAT(text.out, HasSubstr("kernel modes: 1 launch(es); 0 recorded, 1 from machine code")) << command;
+    EXPECT_THAT(text.out, HasSubstr("kernel modes: 1 launch(es); 0 recorded, 1 from machine code"))
+        << command;
     EXPECT_THAT(text.out, HasSubstr("also reach memory through pointers no argument word gives")) << command;
     EXPECT_THAT(text.out, HasSubstr("  gather_kernel\n")) << command;
     const CliRun json = racetrack(std::string(command) + " --format json " + shell_quote(path));
-    EXPECT_THAT(json.out, HasSubstr("\"indirect_kernels\": [\n      \"gather_kernel\"")) << command << json.out;
+    EXPECT_THAT(json.out, HasSubstr("\"indirect_kernels\": [\n      \"gather_kernel\""))
+        << command << json.out;
   }
 }
 

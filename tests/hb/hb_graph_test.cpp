@@ -1,6 +1,8 @@
 // The vector clocks (HappensBefore) and the explicit DAG (HbGraph) encode
 // the same rules independently; on every sample and on synth traces they
 // must agree on whether each op happens-before each later op.
+#include "racetrack/hb/hb_graph.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <set>
 
 #include "racetrack/hb/happens_before.h"
-#include "racetrack/hb/hb_graph.h"
 #include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -131,13 +132,15 @@ TEST(HbGraph, ChainNamesTheEdgesAndAProposedEdgeOrdersAnUnorderedPair) {
   // The racing pair of the manifest is unordered; the suggested event edge orders it.
   EXPECT_FALSE(graph.ordered(9, 13));
   EXPECT_TRUE(graph.ordered_with(9, 13, 9, 13));
-  const auto clean = rt::load_trace(std::string(RACETRACK_SAMPLES_DIR) + "/megatron_inline_reload.clean.pbtxt");
+  const auto clean =
+      rt::load_trace(std::string(RACETRACK_SAMPLES_DIR) + "/megatron_inline_reload.clean.pbtxt");
   ASSERT_TRUE(clean);
   const auto chain = HbGraph::build(*clean, 1, 1000).chain(9, 14);
   ASSERT_FALSE(chain.empty());
   EXPECT_EQ(chain.front().from_seq, 9u);
   EXPECT_EQ(chain.back().to_seq, 14u);
-  EXPECT_TRUE(std::any_of(chain.begin(), chain.end(), [](const auto& e) { return e.kind == rt::hb::EdgeKind::kEvent; }));
+  EXPECT_TRUE(std::any_of(chain.begin(), chain.end(),
+                          [](const auto& e) { return e.kind == rt::hb::EdgeKind::kEvent; }));
 }
 
 TEST(HbGraph, TransitiveReductionKeepsReachabilityWithFewerEdges) {
@@ -172,5 +175,6 @@ TEST(HbGraph, TransitiveReductionKeepsReachabilityWithFewerEdges) {
     return false;
   };
   for (uint64_t a = 1; a <= 400; a += 7)
-    for (uint64_t b = a + 1; b <= 400; b += 11) EXPECT_EQ(graph.ordered(a, b), reaches(a, b)) << a << " -> " << b;
+    for (uint64_t b = a + 1; b <= 400; b += 11)
+      EXPECT_EQ(graph.ordered(a, b), reaches(a, b)) << a << " -> " << b;
 }

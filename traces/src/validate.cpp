@@ -113,13 +113,15 @@ void Validator::check_modules(const v1::Chunk& chunk) {
     std::set<uint32_t> names;
     for (const auto& f : m.functions()) {
       check_string((what + " function name").c_str(), f.name());
-      if (f.name() == 0) report(what + " has a function without a name");
+      if (f.name() == 0)
+        report(what + " has a function without a name");
       else if (!names.insert(f.name()).second)
         report(what + " lists function " + std::string(tables_.string(f.name())) + " twice");
       for (int w = 0; w < f.words_size(); ++w)
-        if (!v1::WordMode_IsValid(f.words(w)) ) {
-          report(what + " function " + std::string(tables_.string(f.name())) + " word " + std::to_string(w + 1) +
-                 " has mode " + std::to_string(f.words(w)) + ", which is none of WORD_NONE..WORD_ESCAPES");
+        if (!v1::WordMode_IsValid(f.words(w))) {
+          report(what + " function " + std::string(tables_.string(f.name())) + " word " +
+                 std::to_string(w + 1) + " has mode " + std::to_string(f.words(w)) +
+                 ", which is none of WORD_NONE..WORD_ESCAPES");
           break;
         }
     }

@@ -146,7 +146,10 @@ class HbGraph::Builder {
     if (pdl.empty()) {
       const bool waits = op.has_kernel() && op.kernel().programmatic_stream_serialization() &&
                          last_was_kernel_[stream] && pdl_ && pdl_(op.kernel()) == PdlWait::kWaits;
-      if (last) edges_from(*last, op.has_graph() ? EdgeKind::kGraph : waits ? EdgeKind::kProgrammatic : EdgeKind::kStream);
+      if (last)
+        edges_from(*last, op.has_graph() ? EdgeKind::kGraph
+                          : waits        ? EdgeKind::kProgrammatic
+                                         : EdgeKind::kStream);
     } else {
       if (pdl.wait == PdlWait::kWaits) {
         if (last) edge(last->vertex, EdgeKind::kProgrammatic);

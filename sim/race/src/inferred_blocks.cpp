@@ -35,9 +35,8 @@ InferredBlocks::Mark InferredBlocks::add_pointer(uint32_t region, uint64_t p) {
 
 uint64_t InferredBlocks::block_end(const Mark& m, uint64_t region_end) const {
   const Boundaries& b = *m.boundaries;
-  const auto next = m.generation == generation_
-                        ? b.begin() + static_cast<long>(m.position) + 1
-                        : std::upper_bound(b.begin(), b.end(), m.at);
+  const auto next = m.generation == generation_ ? b.begin() + static_cast<long>(m.position) + 1
+                                                : std::upper_bound(b.begin(), b.end(), m.at);
   return next == b.end() ? region_end : std::min(*next, region_end);
 }
 
