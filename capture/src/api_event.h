@@ -46,6 +46,9 @@ enum class ApiKind : uint8_t {
                       // correlation = the API call in flight on the thread (0 = none)
   kModuleLoad,        // cuModuleLoad[Data[Ex]|FatBinary]: handle = the CUmodule (read at EXIT)
   kHostFunc,          // cudaLaunchHostFunc / cuLaunchHostFunc / cudaStreamAddCallback: handle = the function
+  kArrayCreate,       // cudaMalloc[3D]Array / cuArray[3D]Create: handle = the array (read at EXIT),
+                      // payload = its shape (copy_shape_words.h ArrayShapeWord)
+  kArrayDestroy,      // cudaFreeArray / cuArrayDestroy: handle = the array
 };
 
 enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kNvtx = 2, kResource = 3 };
@@ -67,6 +70,14 @@ enum ApiFlag : uint16_t {
   // not known at the call (0), handle = the symbol's host shadow.
   kFlagDstUnknown = 1 << 5,
   kFlagSrcUnknown = 1 << 6,
+  // A copy with a CUDA array on either side: that side's dst / src is the
+  // array handle, and its position inside the array follows in the payload
+  // (copy_shape_words.h ArrayWord); the assembler gives it an address.
+  kFlagArraySides = 1 << 7,
+  // cudaMemcpy3DBatchAsync / cuMemcpy3DBatchAsync: per copy, its two first
+  // addresses (or array handles), shape and array words in the payload
+  // (copy_shape_words.h kBatch3DWordsPerCopy).
+  kFlagBatch3D = 1 << 8,
 };
 
 inline constexpr uint32_t kNoId = 0xFFFFFFFFu;

@@ -30,7 +30,9 @@ bool is_memory_call(ApiKind kind) {
     case ApiKind::kMallocAsync:
     case ApiKind::kFreeAsync:
     case ApiKind::kVmmMap:
-    case ApiKind::kVmmUnmap: return true;
+    case ApiKind::kVmmUnmap:
+    case ApiKind::kArrayCreate:
+    case ApiKind::kArrayDestroy: return true;
     default: return false;
   }
 }
@@ -60,7 +62,8 @@ void MemoryOps::alloc(const Call& call, v1::AddressSpace space, v1::RegionOrigin
   // cudaMalloc, cudaMallocHost / cudaHostAlloc and cudaHostRegister: calls
   // --assume alloc-syncs=yes makes device-wide joins (rule 6g).
   op.mutable_alloc()->set_device_sync(stream == 0 &&
-                                      (origin == v1::ORIGIN_CUDA_MALLOC || origin == v1::ORIGIN_HOST_ALLOC ||
+                                      (origin == v1::ORIGIN_CUDA_MALLOC || origin == v1::ORIGIN_CUDA_ARRAY ||
+                                       origin == v1::ORIGIN_HOST_ALLOC ||
                                        (origin == v1::ORIGIN_HOST_MALLOC && space == v1::SPACE_PINNED_HOST)));
   out_.end_op();
 }
@@ -93,6 +96,18 @@ uint64_t MemoryOps::write(const Call& call, uint32_t stream, uint32_t device, ui
     case ApiKind::kVmmMap:
       alloc(call, v1::SPACE_DEVICE, v1::ORIGIN_VMM_MAP, e.dst, e.bytes, device, 0, nvtx);
       return 0;
+    case ApiKind::kArrayCreate:
+      if (auto layout = arrays_.create(e.handle, call.payload))
+        alloc(call, v1::SPACE_DEVICE, v1::ORIGIN_CUDA_ARRAY, layout->base, layout->bytes, device, 0, nvtx);
+      return 0;
+    case ApiKind::kArrayDestroy: {
+      // Read like cudaFree: it may synchronise (rule 6g, assumption free-syncs).
+      const auto layout = arrays_.destroy(e.handle);
+      const auto region = layout ? regions_.remove_at(layout->base) : std::nullopt;
+      if (!region) return e.handle != 0 ? 1 : 0;
+      free(call, *region, 0, true, nvtx);
+      return 0;
+    }
     case ApiKind::kVmmUnmap: {
       const auto unmapped = regions_.remove_inside(e.dst, e.bytes, v1::ORIGIN_VMM_MAP);
       for (const LiveRegion& r : unmapped) free(call, r, 0, false, nvtx);

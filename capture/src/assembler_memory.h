@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "assembler_arrays.h"
 #include "assembler_calls.h"
 #include "assembler_output.h"
 #include "assembler_regions.h"
@@ -18,7 +19,8 @@ bool is_static(const MemoryRecord& record);
 
 class MemoryOps {
  public:
-  MemoryOps(TraceOutput& out, RegionTable& regions) : out_(out), regions_(regions) {}
+  MemoryOps(TraceOutput& out, RegionTable& regions, ArrayTable& arrays)
+      : out_(out), regions_(regions), arrays_(arrays) {}
 
   // The Alloc or Free op(s) of an allocation call; `stream` is its stream for
   // stream-ordered calls, else 0. Returns how many frees named no live region.
@@ -37,6 +39,7 @@ class MemoryOps {
 
   TraceOutput& out_;
   RegionTable& regions_;
+  ArrayTable& arrays_;
 };
 
 }  // namespace racetrack::capture

@@ -32,9 +32,9 @@ struct CallTables {
 
 CallTables merge_families() {
   const std::array families = {
-      launch_calls(), copy_calls(),           pitched_copy_calls(), batch_copy_calls(), symbol_copy_calls(),
-      memset_calls(), pitched_memset_calls(), memory_calls(),       sync_calls(),       host_func_calls(),
-      graph_calls(),  module_calls(),         nvtx_calls()};
+      launch_calls(),      copy_calls(),   pitched_copy_calls(),   batch_copy_calls(), array_calls(),
+      symbol_copy_calls(), memset_calls(), pitched_memset_calls(), memory_calls(),     sync_calls(),
+      host_func_calls(),   graph_calls(),  module_calls(),         nvtx_calls()};
   CallTables tables;
   for (const std::span<const CallSpec> family : families) {
     for (const CallSpec& call : family) {

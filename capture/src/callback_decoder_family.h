@@ -1,5 +1,5 @@
 // What the callback decoder's API families are made of. Each family
-// (callback_decoder_<family>.cpp: launches, copies, copies_2d, copies_batch,
+// (callback_decoder_<family>.cpp: launches, copies, copies_2d, copies_batch, arrays,
 // symbols, memsets, memsets_2d, memory, sync, host_funcs, graphs, modules,
 // nvtx) lists its recorded callbacks in a table of CallSpecs,
 // each with the reader that takes that call's fields from its parameter
@@ -79,6 +79,7 @@ std::span<const CallSpec> launch_calls();
 std::span<const CallSpec> copy_calls();
 std::span<const CallSpec> pitched_copy_calls();
 std::span<const CallSpec> batch_copy_calls();
+std::span<const CallSpec> array_calls();
 std::span<const CallSpec> symbol_copy_calls();
 std::span<const CallSpec> memset_calls();
 std::span<const CallSpec> pitched_memset_calls();

@@ -33,7 +33,9 @@ bool failed(const ApiEvent& e) {
 }
 
 // Captured into a graph (a node was created inside the call): not executed.
-bool captured(const ApiEvent& e) { return e.graph_node != 0; }
+bool captured(const ApiEvent& e) {
+  return e.graph_node != 0;
+}
 
 bool is_nvtx(ApiKind kind) {
   return kind == ApiKind::kNvtxPush || kind == ApiKind::kNvtxPop || kind == ApiKind::kNvtxMark;
@@ -73,7 +75,7 @@ struct TraceAssembler::State {
         events(out),
         regions(out),
         nvtx(out, regions),
-        memory(out, regions),
+        memory(out, regions, arrays),
         modules(out, options.modules) {
     nvtx.set_block_handler([this](const ApiEvent& e, const ParsedAnnotation& a) { on_block(e, a); });
     nvtx.set_event_resolver([this](uint64_t handle) { return events.event_for(handle); });
@@ -85,6 +87,7 @@ struct TraceAssembler::State {
   StreamTable streams;
   EventTable events;
   RegionTable regions;
+  ArrayTable arrays;
   NvtxTracker nvtx;
   MemoryOps memory;
   ModuleTable modules;
@@ -115,7 +118,8 @@ struct TraceAssembler::State {
   void write_batch(const Call& call, uint32_t device);
   void write_kernel(v1::Kernel& kernel, const ApiEvent& e, std::span<const uint64_t> words,
                     const KernelRecord* record, std::span<const AnnotatedAccess> accesses) {
-    const uint32_t module = modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
+    const uint32_t module =
+        modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
     fill_kernel(kernel, e, words, record, accesses, out, regions);
     kernel.set_module(module);
   }
@@ -154,17 +158,28 @@ void TraceAssembler::State::write_batch(const Call& call, uint32_t device) {
   std::vector<const CopyRecord*> records;
   for (const DeviceRecord& r : call.records)
     if (const auto* c = std::get_if<CopyRecord>(&r)) records.push_back(c);
-  const size_t copies = call.payload.size() / kBatchWordsPerCopy;
+  const bool shaped = call.event.flags & kFlagBatch3D;
+  const uint32_t per_copy = shaped ? kBatch3DWordsPerCopy : kBatchWordsPerCopy;
+  const size_t copies = call.payload.size() / per_copy;
   const uint32_t stream = stream_of(call);
+  std::vector<uint64_t> words;
   for (size_t i = 0; i < copies; ++i) {
+    const uint64_t* copy = call.payload.data() + i * per_copy;
     ApiEvent one = call.event;
-    one.flags &= static_cast<uint16_t>(~kFlagBatch);
-    one.dst = call.payload[i * kBatchWordsPerCopy];
-    one.src = call.payload[i * kBatchWordsPerCopy + 1];
-    one.bytes = call.payload[i * kBatchWordsPerCopy + 2];
+    one.flags &= static_cast<uint16_t>(~(kFlagBatch | kFlagBatch3D));
+    one.dst = copy[0];
+    one.src = copy[1];
+    words.clear();
+    if (shaped) {  // cudaMemcpy3DBatchAsync: a pitched copy, placed like any with array sides
+      one.flags |= kFlagPitched | kFlagArraySides;
+      words.assign(copy + 2, copy + per_copy);
+      arrays.resolve(one, words);
+    } else {
+      one.bytes = copy[2];
+    }
     const CopyRecord* record = i < records.size() ? records[i] : nullptr;
     v1::Op& op = begin_op(call, stream);
-    fill_memcpy(*op.mutable_memcpy(), one, {}, record, device, regions);
+    fill_memcpy(*op.mutable_memcpy(), one, words, record, device, regions);
     set_device_times(op, record, out);
   }
 }
@@ -187,7 +202,9 @@ bool TraceAssembler::State::records_complete(const Call& call) const {
     case ApiKind::kLaunch: return call.first_record<KernelRecord>() != nullptr;
     case ApiKind::kMemcpy:  // a batch waits for a record per copy
       return call.count_records<CopyRecord>() >=
-             ((e.flags & kFlagBatch) ? std::max<size_t>(1, call.payload.size() / kBatchWordsPerCopy) : 1);
+             ((e.flags & kFlagBatch)     ? std::max<size_t>(1, call.payload.size() / kBatchWordsPerCopy)
+              : (e.flags & kFlagBatch3D) ? std::max<size_t>(1, call.payload.size() / kBatch3DWordsPerCopy)
+                                         : 1);
     case ApiKind::kMemset: return call.first_record<MemsetRecord>() != nullptr;
     case ApiKind::kEventRecord: return call.first_record<EventRecordRecord>() != nullptr;
     case ApiKind::kStreamWait: return call.first_record<SyncRecord>() != nullptr;
@@ -330,13 +347,20 @@ void TraceAssembler::State::write_call(Call& call, bool records_missing, const O
       break;
     }
     case ApiKind::kMemcpy: {
-      if (e.flags & kFlagBatch) {
+      if (e.flags & (kFlagBatch | kFlagBatch3D)) {
         write_batch(call, device);
         break;
       }
       v1::Op& op = begin_op(call, stream_of(call));
       const CopyRecord* record = call.first_record<CopyRecord>();
-      fill_memcpy(*op.mutable_memcpy(), e, call.payload, record, device, regions);
+      if (e.flags & kFlagArraySides) {
+        ApiEvent placed = e;
+        std::vector<uint64_t> words = call.payload;
+        arrays.resolve(placed, words);
+        fill_memcpy(*op.mutable_memcpy(), placed, words, record, device, regions);
+      } else {
+        fill_memcpy(*op.mutable_memcpy(), e, call.payload, record, device, regions);
+      }
       // cudaMemcpyToSymbol / FromSymbol: named by the symbol's host shadow.
       if ((e.flags & (kFlagDstUnknown | kFlagSrcUnknown)) && e.handle)
         op.mutable_memcpy()->set_symbol(out.intern("symbol@" + hex(e.handle)));

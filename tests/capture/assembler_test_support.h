@@ -66,7 +66,7 @@ class FakeProgram {
     ApiEvent e;
     e.seq = next_seq_++;
     const bool api_call =
-        kind < ApiKind::kNvtxPush || kind == ApiKind::kModuleLoad || kind == ApiKind::kHostFunc;
+        kind < ApiKind::kNvtxPush || kind == ApiKind::kModuleLoad || kind >= ApiKind::kHostFunc;
     e.correlation = api_call ? next_correlation_++ : 0;
     e.os_tid = tid;
     e.host_start = clock_;

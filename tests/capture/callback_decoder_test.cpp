@@ -2,6 +2,8 @@
 // CUDA 13.0 parameter structs, with a fake DriverQueries: no GPU needed.
 #include "callback_decoder.h"
 
+#include "copy_shape_words.h"
+
 // cupti.h leaves the NVTX parameter structs out.
 #include <generated_nvtx_meta.h>
 #include <gmock/gmock.h>
@@ -916,7 +918,7 @@ TEST(SubscribedCallbacks, EveryOneDecodesFromZeroedParameters) {
   const std::span<const CallbackId> callbacks = subscribed_callbacks();
   ASSERT_FALSE(callbacks.empty());
   FakeQueries queries;
-  std::array<uint64_t, 8> storage{};
+  std::array<uint64_t, kShapeWords> storage{};  // room for the largest fixed payload (an array copy's)
   int api_callbacks = 0;
   for (const CallbackId& callback : callbacks) {
     SCOPED_TRACE(::testing::Message() << "domain " << callback.domain << " cbid " << callback.cbid);
@@ -1020,10 +1022,17 @@ TEST_F(CallbackDecoderTest, RuntimeMemcpy3DStartsAtItsPositions) {
   EXPECT_EQ(event_.value, 2u);
   EXPECT_THAT(words(), ElementsAre(64, 3, 2, 128, 512, 128 * 4, 512 * 8));
 
-  // An array on either side: not recorded.
+  // An array side keeps its handle and position; the extent counts elements.
   event_ = {};
+  payload_.used = 0;
   p.dstArray = handle<cudaArray_t>(0xA000);
-  EXPECT_FALSE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020, &params));
+  p.dstPos = cudaPos{4, 5, 6};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020, &params));
+  EXPECT_EQ(event_.flags, kFlagPitched | kFlagArraySides);
+  EXPECT_EQ(event_.dst, 0xA000u);
+  EXPECT_EQ(event_.src, 0x7f0000000000u + 1 * 512 * 8 + 2 * 512 + 16);
+  EXPECT_THAT(words(),
+              ElementsAre(64, 3, 2, 0, 512, 0, 512 * 8, 4, 5, 6, 0, 0, 0, kDstIsArray | kInElements));
 }
 
 TEST_F(CallbackDecoderTest, DriverMemcpy2DNamesSidesByMemoryType) {
@@ -1048,9 +1057,16 @@ TEST_F(CallbackDecoderTest, DriverMemcpy2DNamesSidesByMemoryType) {
   EXPECT_EQ(event_.stream, 0x6000u);
   EXPECT_THAT(words(), ElementsAre(512, 10, 1, 4096, 1024, 0, 0));
 
+  // An array source: its handle and position (x in bytes), no pitch.
   event_ = {};
+  payload_.used = 0;
   c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-  EXPECT_FALSE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &params));
+  c.srcArray = handle<CUarray>(0xA100);
+  c.srcXInBytes = 8;
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &params));
+  EXPECT_EQ(event_.src, 0xA100u);
+  EXPECT_EQ(event_.value, 3u);  // an array is device memory
+  EXPECT_THAT(words(), ElementsAre(512, 10, 1, 4096, 0, 0, 0, 0, 0, 0, 8, 1, 0, kSrcIsArray));
 }
 
 TEST_F(CallbackDecoderTest, DriverMemcpy3DSlicesArePitchTimesHeight) {
@@ -1189,6 +1205,128 @@ TEST_F(CallbackDecoderTest, HostFunctionsAreNamedByTheirAddress) {
   ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, &driver));
   EXPECT_EQ(event_.kind, ApiKind::kHostFunc);
   EXPECT_EQ(event_.stream, 0x6000u);
+}
+
+// ---------------------------------------------------------------------------
+// CUDA arrays.
+
+TEST_F(CallbackDecoderTest, ArrayCreationCarriesItsShapeAndHandle) {
+  const cudaChannelFormatDesc float2_format{32, 32, 0, 0, cudaChannelFormatKindFloat};
+  cudaArray_t array = nullptr;
+  const cudaMalloc3DArray_v3020_params runtime{&array, &float2_format, cudaExtent{100, 20, 3}, 0};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3DArray_v3020, &runtime));
+  EXPECT_EQ(event_.kind, ApiKind::kArrayCreate);
+  EXPECT_THAT(words(), ElementsAre(100, 20, 3, 8));
+  array = handle<cudaArray_t>(0xA200);
+  exit_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3DArray_v3020, &runtime);
+  EXPECT_EQ(event_.handle, 0xA200u);
+
+  event_ = {};
+  payload_.used = 0;
+  CUDA_ARRAY_DESCRIPTOR d{64, 8, CU_AD_FORMAT_HALF, 4};
+  CUarray driver_array = nullptr;
+  const cuArrayCreate_v2_params driver{&driver_array, &d};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuArrayCreate_v2, &driver));
+  EXPECT_THAT(words(), ElementsAre(64, 8, 0, 8));  // 4 half channels: 8 bytes an element
+
+  // A format racetrack cannot size: element size 0 (the array is then not placed).
+  event_ = {};
+  payload_.used = 0;
+  d.Format = CU_AD_FORMAT_NV12;
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuArrayCreate_v2, &driver));
+  EXPECT_THAT(words(), ElementsAre(64, 8, 0, 0));
+
+  event_ = {};
+  const cudaFreeArray_v3020_params destroy{handle<cudaArray_t>(0xA200)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFreeArray_v3020, &destroy));
+  EXPECT_EQ(event_.kind, ApiKind::kArrayDestroy);
+  EXPECT_EQ(event_.handle, 0xA200u);
+}
+
+TEST_F(CallbackDecoderTest, ArrayCopiesNameTheArrayAndItsPosition) {
+  const cudaMemcpyToArrayAsync_v3020_params to{handle<cudaArray_t>(0xA300),      16,   2,
+                                               handle<const void*>(0x200000000), 4096, cudaMemcpyHostToDevice,
+                                               handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArrayAsync_v3020, &to));
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagArraySides);
+  EXPECT_EQ(event_.dst, 0xA300u);
+  EXPECT_EQ(event_.src, 0x200000000u);
+  EXPECT_EQ(event_.bytes, 4096u);
+  EXPECT_EQ(event_.stream, 0x5000u);
+  EXPECT_THAT(words(), ElementsAre(16, 2, 0, 0, 0, 0, kDstIsArray));
+
+  event_ = {};
+  payload_.used = 0;
+  const cudaMemcpy2DFromArray_v3020_params from{
+      handle<void*>(0x7f0000000000), 1024, handle<cudaArray_const_t>(0xA300), 32, 1, 256, 4,
+      cudaMemcpyDeviceToDevice};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArray_v3020, &from));
+  EXPECT_EQ(event_.flags, kFlagPitched | kFlagArraySides);
+  EXPECT_EQ(event_.bytes, 256u * 4);
+  EXPECT_THAT(words(), ElementsAre(256, 4, 1, 1024, 0, 0, 0, 0, 0, 0, 32, 1, 0, kSrcIsArray));
+
+  event_ = {};
+  payload_.used = 0;
+  const cuMemcpyAtoHAsync_v2_params to_host{handle<void*>(0x200000000), handle<CUarray>(0xA300), 512, 128,
+                                            handle<CUstream>(0x6000)};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoHAsync_v2, &to_host));
+  EXPECT_EQ(event_.value, 2u);  // device (array) to host
+  EXPECT_EQ(event_.src, 0xA300u);
+  EXPECT_THAT(words(), ElementsAre(0, 0, 0, 512, 0, 0, kSrcIsArray));
+}
+
+TEST_F(CallbackDecoderTest, PeerCopy3DIsAPitchedDeviceToDeviceCopy) {
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = cudaPitchedPtr{handle<void*>(0x7f0000000000), 512, 256, 8};
+  p.srcDevice = 0;
+  p.dstPtr = cudaPitchedPtr{handle<void*>(0x7f1000000000), 256, 256, 8};
+  p.dstDevice = 1;
+  p.extent = cudaExtent{200, 8, 2};
+  const cudaMemcpy3DPeerAsync_v4000_params params{&p, handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000, &params));
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagPitched);
+  EXPECT_EQ(event_.value, 3u);
+  EXPECT_EQ(event_.bytes, 200u * 8 * 2);
+  EXPECT_THAT(words(), ElementsAre(200, 8, 2, 256, 512, 256 * 8, 512 * 8));
+
+  event_ = {};
+  payload_.used = 0;
+  CUDA_MEMCPY3D_PEER d{};
+  d.srcMemoryType = d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  d.srcDevice = 0x7f0000000000;
+  d.dstDevice = 0x7f1000000000;
+  d.srcPitch = d.dstPitch = 128;
+  d.WidthInBytes = 100;
+  d.Height = 3;
+  d.Depth = 1;
+  const cuMemcpy3DPeer_params driver{&d};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer, &driver));
+  EXPECT_THAT(words(), ElementsAre(100, 3, 1, 128, 128, 0, 0));
+}
+
+TEST_F(CallbackDecoderTest, Batch3DCarriesEveryCopysSidesAndShapeInElements) {
+  cudaMemcpy3DBatchOp ops[2]{};
+  ops[0].src.type = cudaMemcpyOperandTypePointer;
+  ops[0].src.op.ptr.ptr = handle<void*>(0x200000000);
+  ops[0].src.op.ptr.rowLength = 0;  // packed: the extent's width
+  ops[0].dst.type = cudaMemcpyOperandTypeArray;
+  ops[0].dst.op.array.array = handle<cudaArray_t>(0xA600);
+  ops[0].dst.op.array.offset = {1, 2, 0};
+  ops[0].extent = {16, 4, 1};
+  ops[1].src.type = ops[1].dst.type = cudaMemcpyOperandTypePointer;
+  ops[1].src.op.ptr.ptr = handle<void*>(0x7f0000000000);
+  ops[1].src.op.ptr.rowLength = 64;
+  ops[1].src.op.ptr.layerHeight = 8;
+  ops[1].dst.op.ptr.ptr = handle<void*>(0x300000000);
+  ops[1].extent = {32, 8, 2};
+  const cudaMemcpy3DBatchAsync_v13000_params params{2, ops, 0, handle<cudaStream_t>(0x5000)};
+  ASSERT_TRUE(enter_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v13000, &params));
+  EXPECT_EQ(event_.flags, kFlagAsync | kFlagBatch3D);
+  EXPECT_EQ(event_.stream, 0x5000u);
+  const uint64_t bits = kInElements | kPitchesInElements;
+  EXPECT_THAT(words(),
+              ElementsAre(0xA600, 0x200000000, 16, 4, 1, 0, 16, 0, 64, 1, 2, 0, 0, 0, 0, kDstIsArray | bits,
+                          0x300000000, 0x7f0000000000, 32, 8, 2, 32, 64, 256, 512, 0, 0, 0, 0, 0, 0, bits));
 }
 
 }  // namespace

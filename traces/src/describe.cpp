@@ -129,6 +129,7 @@ std::string_view origin_name(v1::RegionOrigin o) {
     case v1::ORIGIN_ANNOTATION: return "annotation";
     case v1::ORIGIN_HOST_MALLOC: return "malloc";
     case v1::ORIGIN_STATIC: return "static";
+    case v1::ORIGIN_CUDA_ARRAY: return "cudaArray";
     default: return "unknown";
   }
 }
