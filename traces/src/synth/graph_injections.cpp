@@ -1,0 +1,74 @@
+// The optimizer step as a CUDA graph (torch.cuda.graph around a capturable
+// fused AdamW, as Megatron-LM and NeMo graph it): the warm-up iteration runs
+// it eagerly, then captures it on a side stream (PyTorch's capture stream,
+// joined with the current one first); every later iteration replays it on
+// the compute stream. The gradients and weights it names are static
+// tensors, accumulated in place, so each replay's captured addresses still
+// belong to the tensors the graph was captured with.
+// - C16: optimizer.zero_grad(set_to_none=True) after a replay frees one
+//   gradient, and the next backward re-creates it in a new block (the
+//   caching allocator hands back the same address, now another tensor's);
+//   the next replay reads the address it captured (Megatron-LM#7474's shape:
+//   a captured address outliving its tensor). `racetrack check` reports the
+//   free and that replay whatever their order. synth then captures the
+//   graph again (the fix), so one replay per injection reads a stale
+//   address. Raw words carry no allocator frees, so C16 needs known modes.
+#include "kernels.h"
+#include "training_step.h"
+
+namespace racetrack::synth {
+
+void TrainingLoop::adam(uint32_t stream) {
+  for (const Weights& w : weights_)
+    e_.kernel(stream, kernels::kAdam,
+              {&w.grad_ln1, &w.grad_qkv, &w.grad_proj, &w.grad_ln2, &w.grad_fc1, &w.grad_fc2},
+              {&w.ln1, &w.qkv, &w.proj, &w.ln2, &w.fc1, &w.fc2},
+              kernels::scaled(120000, options_.activation_bytes));
+}
+
+void TrainingLoop::capture_optimizer() {
+  e_.record(compute_to_capture_, kCompute);
+  e_.wait(kCapture, compute_to_capture_);
+  e_.begin_capture(kCapture);
+  adam(kCapture);
+  optimizer_graph_ = e_.end_capture();
+}
+
+void TrainingLoop::adam_step() {
+  if (iteration_ == 0) {
+    adam(kCompute);
+    capture_optimizer();
+    return;
+  }
+  e_.launch_graph(kCompute, optimizer_graph_);
+  if (stale_capture_) {
+    InjectedHazard h = std::move(*stale_capture_);
+    stale_capture_.reset();
+    h.second_seq = e_.builder().last_op().seq();
+    h.iteration = iteration_;
+    e_.add_truth(std::move(h));
+    capture_optimizer();
+  } else if (options_.known_modes && take(HazardShape::kC16)) {
+    zero_grad_set_to_none();
+  }
+}
+
+void TrainingLoop::zero_grad_set_to_none() {
+  const uint32_t layer = static_cast<uint32_t>(e_.rng().below(options_.layers));
+  Tensor& grad = weights_[layer].grad_fc1;
+  allocator_.free(grad);
+  InjectedHazard h;
+  h.shape = HazardShape::kC16;
+  h.first_seq = e_.builder().last_op().seq();  // the block's free
+  h.kind = "RAW";                              // check counts a free as a write of the block
+  h.space = grad.space;
+  h.address = grad.address;
+  h.bytes = grad.size;
+  h.where = "iteration " + std::to_string(iteration_) + ", optimizer graph, layer" + std::to_string(layer) +
+            ".linear_fc1.weight.grad freed by zero_grad(set_to_none=True)";
+  stale_capture_ = std::move(h);
+  // The next backward's gradient, in the block the allocator hands back.
+  grad = allocator_.allocate(grad.label, grad.size, kCompute);
+}
+
+}  // namespace racetrack::synth
