@@ -180,12 +180,13 @@ void Emitter::launch_graph(uint32_t stream, const CapturedGraph& graph) {
   last_kernel_[stream].reset();
 }
 
-void Emitter::external_access(std::string_view agent, const Tensor& t, bool write) {
+void Emitter::external_access(std::string_view agent, const Tensor& t, bool write, uint32_t done_event) {
   const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
   builder_.set_clock(start);
   v1::Annotation& note = *new_op(0).mutable_annotation();
   note.set_kind(v1::ANNOTATE_EXTERNAL_ACCESS);
   note.set_agent(builder_.intern(agent));
+  note.set_done_event(done_event);
   v1::Access& a = *note.mutable_access();
   if (t.region) {
     a.set_region(t.region);
@@ -196,16 +197,6 @@ void Emitter::external_access(std::string_view agent, const Tensor& t, bool writ
   a.set_size(t.size);
   a.set_mode(write ? v1::MODE_WRITE : v1::MODE_READ);
   a.set_precision(v1::PRECISION_EXACT);
-  builder_.last_op().set_host_end(end);
-  order_.host_op();
-}
-
-void Emitter::external_done(std::string_view agent) {
-  const auto [start, end] = timing_.host_call(rng_.jitter(kQueryCost, 0.2));
-  builder_.set_clock(start);
-  v1::Annotation& note = *new_op(0).mutable_annotation();
-  note.set_kind(v1::ANNOTATE_EXTERNAL_DONE);
-  note.set_agent(builder_.intern(agent));
   builder_.last_op().set_host_end(end);
   order_.host_op();
 }

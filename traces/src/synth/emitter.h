@@ -19,7 +19,8 @@
 namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
-inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kCapture = 5, kStreamCount = 5;
+inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kCapture = 5, kCheckpoint = 6,
+                          kStreamCount = 6;
 
 struct Tensor {
   uint64_t address = 0;
@@ -101,10 +102,9 @@ class Emitter {
   void begin_capture(uint32_t stream);
   CapturedGraph end_capture();
   void launch_graph(uint32_t stream, const CapturedGraph& graph);
-  // An agent outside CUDA streams (a checkpoint writer) starts accessing
-  // `t`; the host observes that it finished at external_done.
-  void external_access(std::string_view agent, const Tensor& t, bool write);
-  void external_done(std::string_view agent);
+  // An agent outside CUDA streams (storage DMA) starts accessing `t`; it is
+  // done before the next record of `done_event`.
+  void external_access(std::string_view agent, const Tensor& t, bool write, uint32_t done_event);
   // Ground truth the caller works out itself (a pair whatever the order).
   void add_truth(InjectedHazard h) { result_.injected.push_back(std::move(h)); }
   void range_push(std::string_view name) { builder_.push_range(name); }
@@ -116,8 +116,8 @@ class Emitter {
   // that conflicts with it closes the watch.
   OpMark mark() const;
   void watch(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where);
-  // The same for an access of an external agent whose completion the host
-  // has not observed: no stream op is ordered after it.
+  // The same where the caller knows no later op is ordered after `from`
+  // (an external agent's completion, which the tracker does not model).
   void watch_external(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where);
   // Closes watches still open (their pair never came) as masked.
   void expire_watches();

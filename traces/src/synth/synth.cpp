@@ -38,12 +38,14 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   device.set_memory_bytes(143771336704);
   device.set_h2d_copy_engines(1);
   device.set_d2h_copy_engines(1);
-  // Stream ids must match kCompute / kOffload / kReload / kInput / kCapture.
+  // Stream ids must match kCompute / kOffload / kReload / kInput / kCapture /
+  // kCheckpoint.
   builder.stream("compute", v1::ROLE_COMPUTE, v1::STREAM_LEGACY_DEFAULT);
   builder.stream("offload_d2h", v1::ROLE_D2H, v1::STREAM_NON_BLOCKING);
   builder.stream("reload_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
   builder.stream("input_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
   builder.stream("graph_capture", v1::ROLE_COMPUTE, v1::STREAM_NON_BLOCKING);
+  builder.stream("checkpoint_io", v1::ROLE_OTHER, v1::STREAM_NON_BLOCKING);
   builder.thread("python main");
 
   Emitter emitter(builder, options, options.seed);

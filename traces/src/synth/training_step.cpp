@@ -55,6 +55,7 @@ void TrainingLoop::setup() {
   helper_done_ = e_.new_event("reload_helper_done");
   compute_to_capture_ = e_.new_event("compute_to_graph_capture");
   checkpoint_ready_ = e_.new_event("checkpoint_ready");
+  checkpoint_done_ = e_.new_event("checkpoint_done");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));
   for (uint32_t mb = 0; mb < options_.microbatches; ++mb)
     for (uint32_t l = 0; l < options_.layers; ++l)
@@ -352,10 +353,9 @@ void TrainingLoop::backward(uint32_t mb) {
 
 void TrainingLoop::optimizer_step() {
   e_.range_push("optimizer");
-  finish_checkpoint(false);
+  join_checkpoint();
   adam_step();
   loss_item();
-  finish_checkpoint(true);
   e_.range_pop();
 }
 

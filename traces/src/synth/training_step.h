@@ -69,12 +69,11 @@ class TrainingLoop {
   void adam_step();
   void capture_optimizer();
   void zero_grad_set_to_none();
-  // The async checkpoint's writer, an agent outside CUDA streams
-  // (external_agent_injection.cpp): it reads one layer's weight from the
-  // start of the iteration until the host sees it done, before the
-  // optimizer step writes the weights (C14: after).
+  // The async checkpoint (external_agent_injection.cpp): storage DMA, an
+  // agent outside CUDA streams, reads one layer's weight; compute waits for
+  // its observed completion before the optimizer step (C14: it does not).
   void start_checkpoint();
-  void finish_checkpoint(bool after_optimizer);
+  void join_checkpoint();
   // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
   // the host read.
   void loss_item();
@@ -149,8 +148,8 @@ class TrainingLoop {
   uint32_t compute_to_capture_ = 0;
   // C16's pair once its gradient is freed: the next replay closes it.
   std::optional<InjectedHazard> stale_capture_;
-  uint32_t checkpoint_ready_ = 0;
-  bool checkpoint_done_late_ = false;  // C14
+  uint32_t checkpoint_ready_ = 0, checkpoint_done_ = 0;
+  bool checkpoint_unjoined_ = false;  // C14
   std::vector<InjectionRequest> requests_;
   std::array<uint32_t, kHazardShapeCount> retries_left_{};
 };
