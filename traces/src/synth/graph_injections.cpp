@@ -32,6 +32,10 @@ void TrainingLoop::capture_optimizer() {
   e_.begin_capture(kCapture);
   adam(kCapture);
   optimizer_graph_ = e_.end_capture();
+  // And back (Megatron's graph manager synchronises here): nothing the
+  // capture stream holds runs, but a model that ran it still finds order.
+  e_.record(compute_to_capture_, kCapture);
+  e_.wait(kCompute, compute_to_capture_);
 }
 
 void TrainingLoop::adam_step() {
