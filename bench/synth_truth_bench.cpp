@@ -3,8 +3,8 @@
 // change), known modes (--modes raw or code to score those instead). Per
 // shape, found/injected: the injected pair is shown at the default
 // confidence with the truth's kind, address and bytes, and where check
-// names the shape in its explanation (C9, C10, C11, C14, C15, C16) it
-// does. Check
+// names the shape in its explanation (C9, C10, C11, C14, C15, C16,
+// C16_unjoined) it does. Check
 // explains each group's first hazard only: a C9 pair grouped under an
 // earlier C5 (the same signature) or a C11 under a C2 shares their
 // explanation, and counts as found on its pair alone. The clean trace of
@@ -75,6 +75,7 @@ const char* expected_why(rt::HazardShape shape) {
     case rt::HazardShape::kC15: return "programmatic stream serialization";
     case rt::HazardShape::kC14: return "where the completion of external agent";
     case rt::HazardShape::kC16: return "at its capture-time address";
+    case rt::HazardShape::kC16Unjoined: return "is not joined back into";
     default: return "";
   }
 }
@@ -172,7 +173,8 @@ int main(int argc, char** argv) {
     std::printf(" %s %d/%d/%d/%d", name.c_str(), c[0], c[1], c[2], c[3]);
   }
   std::printf(
-      "\nC9/C10/C11/C14/C15/C16 pairs whose own explanation was checked (their group's first): %llu of %llu; "
+      "\nC9/C10/C11/C14/C15/C16/C16_unjoined pairs whose own explanation was checked (their group's first): "
+      "%llu of %llu; "
       "the "
       "others share the explanation of an earlier pair with their signature (C5's, C2's)",
       static_cast<unsigned long long>(why_checked), static_cast<unsigned long long>(why_total));

@@ -106,7 +106,8 @@ void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<c
                       (s ? "signature does not say" : "missing signature cannot say");
   }
   op.set_host_end(end);
-  if (capturing_ == stream) return capture_node(op.kernel(), accesses, rng_.jitter(duration, 0.1));
+  if (capturing_ && (stream == capturing_ || stream == forked_))
+    return capture_node(op.kernel(), accesses, rng_.jitter(duration, 0.1));
   const std::optional<OrderTracker::Point> primary =
       launch.pdl_without_wait ? last_kernel_[stream] : std::nullopt;
   last_point_ = order_.device_op(stream);
@@ -146,6 +147,12 @@ void Emitter::begin_capture(uint32_t stream) {
   captured_ = CapturedGraph{};
 }
 
+void Emitter::fork_into_capture(uint32_t side, uint32_t event) {
+  record(event, capturing_);
+  wait(side, event);
+  forked_ = side;
+}
+
 Emitter::CapturedGraph Emitter::end_capture() {
   const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
   builder_.set_clock(start);
@@ -154,7 +161,7 @@ Emitter::CapturedGraph Emitter::end_capture() {
   capture.set_graph_id(++graphs_);
   builder_.last_op().set_host_end(end);
   order_.host_op();
-  capturing_ = 0;
+  capturing_ = forked_ = 0;
   captured_.graph_id = graphs_;
   captured_.captured_seq = builder_.last_op().seq();
   return std::move(captured_);

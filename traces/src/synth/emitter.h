@@ -20,7 +20,7 @@ namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
 inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kCapture = 5, kCheckpoint = 6,
-                          kStreamCount = 6;
+                          kGraphSide = 7, kStreamCount = 7;
 
 struct Tensor {
   uint64_t address = 0;
@@ -100,6 +100,8 @@ class Emitter {
   // Stream capture (torch.cuda.graph): kernels between begin and end are
   // captured on `stream`, not run; launch_graph runs them.
   void begin_capture(uint32_t stream);
+  // `side` waits on `event`, recorded in the capture: it is forked into it.
+  void fork_into_capture(uint32_t side, uint32_t event);
   CapturedGraph end_capture();
   void launch_graph(uint32_t stream, const CapturedGraph& graph);
   // An agent outside CUDA streams (storage DMA) starts accessing `t`; it is
@@ -176,7 +178,7 @@ class Emitter {
   uint32_t module_ = 0;
   std::string layout_error_;
   // The open capture's stream (0: none) and what it has captured so far.
-  uint32_t capturing_ = 0;
+  uint32_t capturing_ = 0, forked_ = 0;
   CapturedGraph captured_;
   uint64_t graphs_ = 0;
 };

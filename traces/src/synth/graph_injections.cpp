@@ -13,6 +13,13 @@
 //   free and that replay whatever their order. synth then captures the
 //   graph again (the fix), so one replay per injection reads a stale
 //   address. Raw words carry no allocator frees, so C16 needs known modes.
+// - C16_unjoined: the optimizer step is captured again (as after a change of
+//   its hyper-parameters), with the gradient norm for clipping computed on a
+//   side stream forked into the capture and never joined back before the
+//   capture ends (vllm#57785). CUDA refuses that graph
+//   (cudaErrorStreamCaptureUnjoined), so the loop keeps replaying the one
+//   it had; check reports the side stream's captured work and the capture
+//   end.
 #include "kernels.h"
 #include "training_step.h"
 
@@ -54,7 +61,35 @@ void TrainingLoop::adam_step() {
     capture_optimizer();
   } else if (options_.known_modes && take(HazardShape::kC16)) {
     zero_grad_set_to_none();
+  } else if (take(HazardShape::kC16Unjoined)) {
+    capture_with_unjoined_side_stream();
   }
+}
+
+void TrainingLoop::capture_with_unjoined_side_stream() {
+  e_.record(compute_to_capture_, kCompute);
+  e_.wait(kCapture, compute_to_capture_);
+  e_.begin_capture(kCapture);
+  e_.fork_into_capture(kGraphSide, capture_fork_);
+  const Tensor& grad = weights_[options_.layers - 1].grad_fc1;
+  e_.kernel(kGraphSide, kernels::kL2Norm, {&grad}, {&grad_norm_},
+            kernels::scaled(20000, options_.activation_bytes));
+  InjectedHazard h;
+  h.shape = HazardShape::kC16Unjoined;
+  h.first_seq = e_.builder().last_op().seq();  // the side stream's last captured work
+  h.kind = "RAW";                              // its write, which the capture end does not wait for
+  h.space = grad_norm_.space;
+  h.address = grad_norm_.address;
+  h.bytes = grad_norm_.size;
+  h.iteration = iteration_;
+  h.where =
+      "iteration " + std::to_string(iteration_) + ", optimizer graph captured again, grad_norm on graph_side";
+  adam(kCapture);
+  e_.end_capture();  // no compute.wait_stream(side) before it: a graph CUDA refuses
+  h.second_seq = e_.builder().last_op().seq();
+  e_.add_truth(std::move(h));
+  e_.record(compute_to_capture_, kCapture);
+  e_.wait(kCompute, compute_to_capture_);
 }
 
 void TrainingLoop::zero_grad_set_to_none() {

@@ -48,12 +48,14 @@ void TrainingLoop::setup() {
   }
   embedding_ = allocator_.allocate("embedding.weight", std::max<uint64_t>(act / 2, 4096), kCompute);
   loss_ = allocator_.allocate("loss", 512, kCompute);
+  grad_norm_ = allocator_.allocate("grad_norm", 512, kCompute);
   loss_host_ = e_.driver_alloc("loss.item staging", 512, v1::SPACE_PINNED_HOST);
   setup_input();
   compute_to_offload_ = e_.new_event("compute_to_offload");
   compute_to_reload_ = e_.new_event("compute_to_reload");
   helper_done_ = e_.new_event("reload_helper_done");
   compute_to_capture_ = e_.new_event("compute_to_graph_capture");
+  capture_fork_ = e_.new_event("graph_capture_fork");
   checkpoint_ready_ = e_.new_event("checkpoint_ready");
   checkpoint_done_ = e_.new_event("checkpoint_done");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));

@@ -69,6 +69,9 @@ class TrainingLoop {
   void adam_step();
   void capture_optimizer();
   void zero_grad_set_to_none();
+  // C16_unjoined: a capture again, with the gradient norm on a side stream
+  // that is never joined back.
+  void capture_with_unjoined_side_stream();
   // The async checkpoint (external_agent_injection.cpp): storage DMA, an
   // agent outside CUDA streams, reads one layer's weight; compute waits for
   // its observed completion before the optimizer step (C14: it does not).
@@ -145,7 +148,8 @@ class TrainingLoop {
   uint64_t site_ = 0;
   bool skip_next_reload_join_ = false;  // C4
   Emitter::CapturedGraph optimizer_graph_;
-  uint32_t compute_to_capture_ = 0;
+  uint32_t compute_to_capture_ = 0, capture_fork_ = 0;
+  Tensor grad_norm_;  // the clipping norm the side stream computes
   // C16's pair once its gradient is freed: the next replay closes it.
   std::optional<InjectedHazard> stale_capture_;
   uint32_t checkpoint_ready_ = 0, checkpoint_done_ = 0;
