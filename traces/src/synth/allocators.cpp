@@ -5,9 +5,7 @@ namespace {
 
 constexpr uint64_t kBlockAlignment = 512;
 
-uint64_t round_up(uint64_t v) {
-  return (v + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
-}
+uint64_t round_up(uint64_t v) { return (v + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment; }
 
 }  // namespace
 
@@ -48,8 +46,7 @@ Tensor CachingAllocator::allocate(std::string label, uint64_t size, uint32_t str
       // A new segment: cudaMalloc, which synchronises the device.
       segment_size_ = std::max(segment_bytes_, round_up(size));
       segment_base_ =
-          emitter_.driver_alloc("segment " + std::to_string(++segments_), segment_size_, v1::SPACE_DEVICE)
-              .address;
+          emitter_.driver_alloc("segment " + std::to_string(++segments_), segment_size_, v1::SPACE_DEVICE).address;
       segment_used_ = 0;
     }
     t.address = segment_base_ + segment_used_;

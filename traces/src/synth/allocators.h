@@ -68,7 +68,7 @@ class PinnedPool {
   };
   Emitter& emitter_;
   std::map<uint64_t, std::vector<Entry>> free_;  // size -> entries (LIFO)
-  std::map<uint64_t, uint32_t> events_;          // buffer address -> its event
+  std::map<uint64_t, uint32_t> events_;  // buffer address -> its event
   uint32_t buffers_ = 0;
 };
 

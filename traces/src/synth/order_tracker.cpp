@@ -15,9 +15,7 @@ OrderTracker::Point OrderTracker::device_op(uint32_t stream) {
   return Point{stream, ++clocks_[stream][stream]};
 }
 
-OrderTracker::Point OrderTracker::host_op() {
-  return Point{0, ++clocks_[0][0]};
-}
+OrderTracker::Point OrderTracker::host_op() { return Point{0, ++clocks_[0][0]}; }
 
 void OrderTracker::record(uint32_t event, uint32_t stream) {
   device_op(stream);
@@ -30,9 +28,7 @@ void OrderTracker::wait(uint32_t stream, uint32_t event) {
   if (event < events_.size()) join(clocks_[stream], events_[event]);
 }
 
-void OrderTracker::join_stream(uint32_t stream) {
-  join(clocks_[0], clocks_[stream]);
-}
+void OrderTracker::join_stream(uint32_t stream) { join(clocks_[0], clocks_[stream]); }
 
 void OrderTracker::join_event(uint32_t event) {
   if (event < events_.size()) join(clocks_[0], events_[event]);

@@ -31,9 +31,7 @@ void TimingModel::wait(uint32_t stream, uint32_t event) {
   if (event < event_time_.size()) stream_ready_[stream] = std::max(stream_ready_[stream], event_time_[event]);
 }
 
-void TimingModel::host_wait_stream(uint32_t stream) {
-  host_ = std::max(host_, stream_ready_[stream]);
-}
+void TimingModel::host_wait_stream(uint32_t stream) { host_ = std::max(host_, stream_ready_[stream]); }
 
 void TimingModel::host_wait_all() {
   for (int64_t t : stream_ready_) host_ = std::max(host_, t);
