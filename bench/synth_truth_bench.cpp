@@ -3,7 +3,8 @@
 // change), known modes (--modes raw or code to score those instead). Per
 // shape, found/injected: the injected pair is shown at the default
 // confidence with the truth's kind, address and bytes, and where check
-// names the shape in its explanation (C9, C10, C11, C15) it does. Check
+// names the shape in its explanation (C9, C10, C11, C14, C15, C16,
+// C16_unjoined) it does. Check
 // explains each group's first hazard only: a C9 pair grouped under an
 // earlier C5 (the same signature) or a C11 under a C2 shares their
 // explanation, and counts as found on its pair alone. The clean trace of
@@ -72,6 +73,9 @@ const char* expected_why(rt::HazardShape shape) {
     case rt::HazardShape::kC10: return "waited on one producer of";
     case rt::HazardShape::kC11: return "waited, but on an event recorded on another stream than";
     case rt::HazardShape::kC15: return "programmatic stream serialization";
+    case rt::HazardShape::kC14: return "where the completion of external agent";
+    case rt::HazardShape::kC16: return "at its capture-time address";
+    case rt::HazardShape::kC16Unjoined: return "is not joined back into";
     default: return "";
   }
 }
@@ -107,7 +111,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::pair<int, int>> totals;  // shape -> found, injected
   std::map<std::string, std::array<int, 4>> pair_at;  // shape -> pairs by confidence found at; missed
   uint64_t clean_shown = 0, found_all = 0, injected_all = 0;
-  uint64_t why_checked = 0, why_total = 0;  // C9/C10/C11/C15 pairs that are their group's first
+  uint64_t why_checked = 0, why_total = 0;  // pairs of shapes check names that are their group's first
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     rt::SynthResult clean_truth, truth;
     double clean_s = 0, inject_s = 0;
@@ -169,7 +173,9 @@ int main(int argc, char** argv) {
     std::printf(" %s %d/%d/%d/%d", name.c_str(), c[0], c[1], c[2], c[3]);
   }
   std::printf(
-      "\nC9/C10/C11/C15 pairs whose own explanation was checked (their group's first): %llu of %llu; the "
+      "\nC9/C10/C11/C14/C15/C16/C16_unjoined pairs whose own explanation was checked (their group's first): "
+      "%llu of %llu; "
+      "the "
       "others share the explanation of an earlier pair with their signature (C5's, C2's)",
       static_cast<unsigned long long>(why_checked), static_cast<unsigned long long>(why_total));
   std::printf("\nclean shown groups: %llu (target 0); injected found: %llu of %llu; acceptance %s\n",

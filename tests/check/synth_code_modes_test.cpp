@@ -61,8 +61,9 @@ bool known_writer(const race::Hazard& h) {
          (h.second.access.writes && h.second.access.mode_known);
 }
 
+// A kernel, or a graph launch's kernel node (the optimizer step's replay).
 bool is_kernel(const race::HazardSide& s) {
-  return s.op_kind == OpKind::kKernel;
+  return s.op_kind == OpKind::kKernel || s.op_kind == OpKind::kGraph;
 }
 
 TEST(SynthCodeModes, CleanTracesShowNothingAndEveryHazardHasAKnownWriter) {

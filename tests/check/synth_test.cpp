@@ -4,7 +4,7 @@
 // injected pair, and the trace rewritten with the suggested fixes checks
 // clean. Per shape, at 10^4 ops: the injected pair is shown at the default
 // confidence with its kind, address and bytes, and the explanation names
-// the shape where check has one (C9, C10, C11, C15).
+// the shape where check has one (C9, C10, C11, C14, C15, C16, C16_unjoined).
 #include "racetrack/traces/synth.h"
 
 #include <gtest/gtest.h>
@@ -232,7 +232,11 @@ INSTANTIATE_TEST_SUITE_P(
         ShapeCase{HazardShape::kC10, "waited on one producer of"},
         ShapeCase{HazardShape::kC11, "waited, but on an event recorded on another stream than offload_d2h"},
         ShapeCase{HazardShape::kC12, ""}, ShapeCase{HazardShape::kC13, ""},
-        ShapeCase{HazardShape::kC15, "its code has no grid-dependency wait"}),
+        ShapeCase{HazardShape::kC15, "its code has no grid-dependency wait"},
+        ShapeCase{HazardShape::kC14, "where the completion of external agent checkpoint_writer"},
+        ShapeCase{HazardShape::kC16, "at its capture-time address"},
+        ShapeCase{HazardShape::kC16Unjoined,
+                  "forked into the capture, is not joined back into graph_capture"}),
     [](const ::testing::TestParamInfo<ShapeCase>& p) { return std::string(shape_name(p.param.shape)); });
 
 }  // namespace

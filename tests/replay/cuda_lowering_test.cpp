@@ -425,7 +425,8 @@ std::string shape_param_name(const ::testing::TestParamInfo<int>& param) {
   return std::string(shape_name(static_cast<HazardShape>(param.param)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, LoweredFarPair, ::testing::Range(0, kHazardShapeCount), shape_param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, LoweredFarPair, ::testing::ValuesIn(sim_test::simulated_shapes()),
+                         shape_param_name);
 
 }  // namespace
 }  // namespace racetrack::replay_test

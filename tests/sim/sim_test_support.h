@@ -97,6 +97,19 @@ inline SynthOptions far_synth(uint64_t seed, uint64_t ops) {
   return o;
 }
 
+// The synth shapes sim and replay reproduce: not C14 (external agents) or
+// C16's graph lifetimes, which they do not model yet (the samples' manifest
+// marks them "simulated": false).
+inline std::vector<int> simulated_shapes() {
+  std::vector<int> out;
+  for (int s = 0; s < kHazardShapeCount; ++s) {
+    const auto shape = static_cast<HazardShape>(s);
+    if (shape != HazardShape::kC14 && shape != HazardShape::kC16 && shape != HazardShape::kC16Unjoined)
+      out.push_back(s);
+  }
+  return out;
+}
+
 // (shape, seed) for the suites that inject one shape at a time.
 using ShapeSeed = std::tuple<int, uint64_t>;
 

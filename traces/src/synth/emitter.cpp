@@ -106,12 +106,106 @@ void Emitter::kernel(uint32_t stream, std::string_view name, const std::vector<c
                       (s ? "signature does not say" : "missing signature cannot say");
   }
   op.set_host_end(end);
+  if (capturing_ && (stream == capturing_ || stream == forked_))
+    return capture_node(op.kernel(), accesses, rng_.jitter(duration, 0.1));
   const std::optional<OrderTracker::Point> primary =
       launch.pdl_without_wait ? last_kernel_[stream] : std::nullopt;
   last_point_ = order_.device_op(stream);
   set_device_time(op, stream, rng_.jitter(duration, 0.1), Engine::kNone);
   check_watches(stream, accesses, primary);
   last_kernel_[stream] = last_point_;
+}
+
+v1::Op& Emitter::new_op(uint32_t stream) {
+  builder_.mark("synth");  // an op with the builder's seq, thread, clock and range
+  v1::Op& op = builder_.last_op();
+  op.clear_what();
+  op.set_stream(stream);
+  return op;
+}
+
+void Emitter::capture_node(const v1::Kernel& kernel, const std::vector<Access>& accesses, int64_t duration) {
+  // A launch names the graph's addresses, not the regions they had then.
+  v1::Kernel& node = captured_.nodes.emplace_back(kernel);
+  for (size_t k = 0; k < static_cast<size_t>(node.accesses_size()) && k < accesses.size(); ++k) {
+    v1::Access& a = *node.mutable_accesses(static_cast<int>(k));
+    a.clear_region();
+    a.clear_offset();
+    a.set_address(accesses[k].lo);
+  }
+  captured_.accesses.insert(captured_.accesses.end(), accesses.begin(), accesses.end());
+  captured_.duration += duration;
+}
+
+void Emitter::begin_capture(uint32_t stream) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
+  builder_.set_clock(start);
+  new_op(stream).mutable_capture()->set_phase(v1::CAPTURE_BEGIN);
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+  capturing_ = stream;
+  captured_ = CapturedGraph{};
+}
+
+void Emitter::fork_into_capture(uint32_t side, uint32_t event) {
+  record(event, capturing_);
+  wait(side, event);
+  forked_ = side;
+}
+
+Emitter::CapturedGraph Emitter::end_capture() {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
+  builder_.set_clock(start);
+  v1::GraphCapture& capture = *new_op(capturing_).mutable_capture();
+  capture.set_phase(v1::CAPTURE_END);
+  capture.set_graph_id(++graphs_);
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
+  capturing_ = forked_ = 0;
+  captured_.graph_id = graphs_;
+  captured_.captured_seq = builder_.last_op().seq();
+  return std::move(captured_);
+}
+
+void Emitter::launch_graph(uint32_t stream, const CapturedGraph& graph) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kLaunchCost, 0.2));
+  builder_.set_clock(start);
+  v1::GraphLaunch& launch = *new_op(stream).mutable_graph();
+  launch.set_graph_id(graph.graph_id);
+  launch.set_captured_seq(graph.captured_seq);
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    v1::GraphNode& node = *launch.add_nodes();
+    node.set_index(static_cast<uint32_t>(k));
+    *node.mutable_kernel() = graph.nodes[k];
+    if (k) node.add_deps(static_cast<uint32_t>(k - 1));  // captured on one stream: a chain
+  }
+  v1::Op& op = builder_.last_op();
+  op.set_host_end(end);
+  last_point_ = order_.device_op(stream);
+  set_device_time(op, stream, graph.duration, Engine::kNone);
+  check_watches(stream, graph.accesses);
+  last_kernel_[stream].reset();
+}
+
+void Emitter::external_access(std::string_view agent, const Tensor& t, bool write, uint32_t done_event) {
+  const auto [start, end] = timing_.host_call(rng_.jitter(kEventCost, 0.2));
+  builder_.set_clock(start);
+  v1::Annotation& note = *new_op(0).mutable_annotation();
+  note.set_kind(v1::ANNOTATE_EXTERNAL_ACCESS);
+  note.set_agent(builder_.intern(agent));
+  note.set_done_event(done_event);
+  v1::Access& a = *note.mutable_access();
+  if (t.region) {
+    a.set_region(t.region);
+    a.set_offset(t.offset);
+  } else {
+    a.set_address(t.address);
+  }
+  a.set_size(t.size);
+  a.set_mode(write ? v1::MODE_WRITE : v1::MODE_READ);
+  a.set_precision(v1::PRECISION_EXACT);
+  builder_.last_op().set_host_end(end);
+  order_.host_op();
 }
 
 void Emitter::copy(uint32_t stream, const Tensor& dst, const Tensor& src) {
@@ -260,6 +354,11 @@ void Emitter::watch(HazardShape shape, OpMark from, const Tensor& t, bool write,
       Watch{shape, from.seq, from.point, t.address, t.address + t.size, write, t.space, std::move(where)});
 }
 
+void Emitter::watch_external(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where) {
+  watch(shape, from, t, write, std::move(where));
+  watches_.back().external = true;
+}
+
 bool Emitter::watching(HazardShape shape) const {
   return std::any_of(watches_.begin(), watches_.end(), [&](const Watch& w) { return w.shape == shape; });
 }
@@ -278,7 +377,7 @@ void Emitter::check_watches(uint32_t agent, const std::vector<Access>& accesses,
     }
     const bool overlaps =
         overlapped && overlapped->agent == it->point.agent && overlapped->tick == it->point.tick;
-    if (order_.ordered(it->point, agent) && !overlaps)
+    if (!it->external && order_.ordered(it->point, agent) && !overlaps)
       ++masked_[static_cast<int>(it->shape)];
     else
       add_injected(*it, seq, *hit);

@@ -19,7 +19,8 @@
 namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
-inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kStreamCount = 4;
+inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kCapture = 5, kCheckpoint = 6,
+                          kGraphSide = 7, kStreamCount = 7;
 
 struct Tensor {
   uint64_t address = 0;
@@ -56,6 +57,21 @@ struct Launch {
 
 class Emitter {
  public:
+  struct Access {
+    uint64_t lo, hi;
+    bool write;
+  };
+  // A captured CUDA graph as its launches name it: the capture end's seq,
+  // the nodes with their accesses by address (what the graph holds), what
+  // they touch and how long they run.
+  struct CapturedGraph {
+    uint64_t graph_id = 0;
+    uint64_t captured_seq = 0;
+    std::vector<v1::Kernel> nodes;
+    std::vector<Access> accesses;
+    int64_t duration = 0;
+  };
+
   Emitter(TraceBuilder& builder, const SynthOptions& options, uint64_t seed);
 
   TraceBuilder& builder() { return builder_; }
@@ -81,6 +97,18 @@ class Emitter {
   // Caching-allocator block events (only visible with known modes).
   void block_alloc(Tensor& t);
   void block_free(const Tensor& t, uint32_t stream);
+  // Stream capture (torch.cuda.graph): kernels between begin and end are
+  // captured on `stream`, not run; launch_graph runs them.
+  void begin_capture(uint32_t stream);
+  // `side` waits on `event`, recorded in the capture: it is forked into it.
+  void fork_into_capture(uint32_t side, uint32_t event);
+  CapturedGraph end_capture();
+  void launch_graph(uint32_t stream, const CapturedGraph& graph);
+  // An agent outside CUDA streams (storage DMA) starts accessing `t`; it is
+  // done before the next record of `done_event`.
+  void external_access(std::string_view agent, const Tensor& t, bool write, uint32_t done_event);
+  // Ground truth the caller works out itself (a pair whatever the order).
+  void add_truth(InjectedHazard h) { result_.injected.push_back(std::move(h)); }
   void range_push(std::string_view name) { builder_.push_range(name); }
   void range_pop() { builder_.pop_range(); }
 
@@ -90,6 +118,9 @@ class Emitter {
   // that conflicts with it closes the watch.
   OpMark mark() const;
   void watch(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where);
+  // The same where the caller knows no later op is ordered after `from`
+  // (an external agent's completion, which the tracker does not model).
+  void watch_external(HazardShape shape, OpMark from, const Tensor& t, bool write, std::string where);
   // Closes watches still open (their pair never came) as masked.
   void expire_watches();
   // Injections whose pair turned out ordered since the last call, per shape:
@@ -107,10 +138,6 @@ class Emitter {
   const std::string& layout_error() const { return layout_error_; }
 
  private:
-  struct Access {
-    uint64_t lo, hi;
-    bool write;
-  };
   struct Watch {
     HazardShape shape;
     uint64_t seq;
@@ -119,9 +146,13 @@ class Emitter {
     bool write;
     v1::AddressSpace space;
     std::string where;
+    bool external = false;
   };
 
   void add_code_module();
+  // A new op of a kind the builder has no call for, on `stream` (0: host).
+  v1::Op& new_op(uint32_t stream);
+  void capture_node(const v1::Kernel& kernel, const std::vector<Access>& accesses, int64_t duration);
   void set_device_time(v1::Op& op, uint32_t stream, int64_t duration, Engine engine);
   // `overlapped`: the op just emitted may run alongside the op at that
   // point (a PDL secondary without its wait, and its primary).
@@ -146,6 +177,10 @@ class Emitter {
   // modes only PDL launches do (their grid-dependency facts); 0: none.
   uint32_t module_ = 0;
   std::string layout_error_;
+  // The open capture's stream (0: none) and what it has captured so far.
+  uint32_t capturing_ = 0, forked_ = 0;
+  CapturedGraph captured_;
+  uint64_t graphs_ = 0;
 };
 
 }  // namespace racetrack::synth

@@ -51,6 +51,10 @@ inline constexpr const char* kAdam =
     "TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, "
     "ADAM_MODE::ADAMW, false>, double*, double, double, double, double, double, bool, float*, float*>";
 
+inline constexpr const char* kL2Norm =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+    "TensorListMetadata<1>, at::native::(anonymous namespace)::L2NormFunctor<float, 1>, float*, float*>";
+
 // How each kernel lays out its argument words (Emitter::kernel): the
 // pointers it reads through, the pointers it writes through, then
 // kScalarWords words that are no pointers. `synth --modes code` stores the
@@ -61,9 +65,9 @@ struct Signature {
 };
 inline constexpr uint32_t kScalarWords = 2;
 inline constexpr Signature kSignatures[] = {
-    {kEmbedding, 2, 1}, {kLayerNorm, 2, 1}, {kLayerNormGrad, 3, 2}, {kGemm, 2, 1}, {kGemmDgrad, 2, 1},
-    {kGemmWgrad, 2, 1}, {kFlashFwd, 1, 1},  {kFlashBwd, 2, 1},      {kAdd, 2, 1},  {kGelu, 1, 1},
-    {kGeluGrad, 2, 1},  {kLoss, 1, 2},      {kAdam, 6, 6},
+    {kEmbedding, 2, 1}, {kLayerNorm, 2, 1}, {kLayerNormGrad, 3, 2}, {kGemm, 2, 1},   {kGemmDgrad, 2, 1},
+    {kGemmWgrad, 2, 1}, {kFlashFwd, 1, 1},  {kFlashBwd, 2, 1},      {kAdd, 2, 1},    {kGelu, 1, 1},
+    {kGeluGrad, 2, 1},  {kLoss, 1, 2},      {kAdam, 6, 6},          {kL2Norm, 1, 1},
 };
 
 inline const Signature* signature_of(std::string_view name) {

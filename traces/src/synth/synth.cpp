@@ -13,8 +13,9 @@
 namespace racetrack {
 
 std::string_view shape_name(HazardShape shape) {
-  static constexpr std::string_view kNames[] = {"C1", "C2", "C3",  "C4",  "C5",  "C6",  "C7",
-                                                "C8", "C9", "C10", "C11", "C12", "C13", "C15"};
+  static constexpr std::string_view kNames[] = {"C1",  "C2",  "C3",  "C4",  "C5",          "C6",
+                                                "C7",  "C8",  "C9",  "C10", "C11",         "C12",
+                                                "C13", "C15", "C14", "C16", "C16_unjoined"};
   static_assert(std::size(kNames) == kHazardShapeCount);
   return kNames[static_cast<int>(shape)];
 }
@@ -38,11 +39,15 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   device.set_memory_bytes(143771336704);
   device.set_h2d_copy_engines(1);
   device.set_d2h_copy_engines(1);
-  // Stream ids must match kCompute / kOffload / kReload / kInput.
+  // Stream ids must match kCompute / kOffload / kReload / kInput / kCapture /
+  // kCheckpoint / kGraphSide.
   builder.stream("compute", v1::ROLE_COMPUTE, v1::STREAM_LEGACY_DEFAULT);
   builder.stream("offload_d2h", v1::ROLE_D2H, v1::STREAM_NON_BLOCKING);
   builder.stream("reload_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
   builder.stream("input_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
+  builder.stream("graph_capture", v1::ROLE_COMPUTE, v1::STREAM_NON_BLOCKING);
+  builder.stream("checkpoint_io", v1::ROLE_OTHER, v1::STREAM_NON_BLOCKING);
+  builder.stream("graph_side", v1::ROLE_COMPUTE, v1::STREAM_NON_BLOCKING);
   builder.thread("python main");
 
   Emitter emitter(builder, options, options.seed);

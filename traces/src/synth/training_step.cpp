@@ -48,11 +48,16 @@ void TrainingLoop::setup() {
   }
   embedding_ = allocator_.allocate("embedding.weight", std::max<uint64_t>(act / 2, 4096), kCompute);
   loss_ = allocator_.allocate("loss", 512, kCompute);
+  grad_norm_ = allocator_.allocate("grad_norm", 512, kCompute);
   loss_host_ = e_.driver_alloc("loss.item staging", 512, v1::SPACE_PINNED_HOST);
   setup_input();
   compute_to_offload_ = e_.new_event("compute_to_offload");
   compute_to_reload_ = e_.new_event("compute_to_reload");
   helper_done_ = e_.new_event("reload_helper_done");
+  compute_to_capture_ = e_.new_event("compute_to_graph_capture");
+  capture_fork_ = e_.new_event("graph_capture_fork");
+  checkpoint_ready_ = e_.new_event("checkpoint_ready");
+  checkpoint_done_ = e_.new_event("checkpoint_done");
   state_.assign(options_.microbatches, std::vector<LayerState>(options_.layers));
   for (uint32_t mb = 0; mb < options_.microbatches; ++mb)
     for (uint32_t l = 0; l < options_.layers; ++l)
@@ -97,6 +102,7 @@ void TrainingLoop::requeue_masked() {
 std::array<uint32_t, kHazardShapeCount> TrainingLoop::unplaced() const {
   std::array<uint32_t, kHazardShapeCount> out{};
   for (const auto& r : requests_) ++out[static_cast<int>(r.shape)];
+  if (stale_capture_) ++out[static_cast<int>(HazardShape::kC16)];  // no replay came after the free
   return out;
 }
 
@@ -349,10 +355,8 @@ void TrainingLoop::backward(uint32_t mb) {
 
 void TrainingLoop::optimizer_step() {
   e_.range_push("optimizer");
-  for (const Weights& w : weights_)
-    e_.kernel(kCompute, kAdam,
-              {&w.grad_ln1, &w.grad_qkv, &w.grad_proj, &w.grad_ln2, &w.grad_fc1, &w.grad_fc2},
-              {&w.ln1, &w.qkv, &w.proj, &w.ln2, &w.fc1, &w.fc2}, scaled(120000, options_.activation_bytes));
+  join_checkpoint();
+  adam_step();
   loss_item();
   e_.range_pop();
 }
@@ -361,6 +365,7 @@ void TrainingLoop::iteration(uint64_t i) {
   iteration_ = i;
   forwards_run_ = 0;
   e_.set_iteration(i);
+  start_checkpoint();
   wait_for_batch();
   const uint32_t m = options_.microbatches;
   if (options_.schedule == Schedule::kSequential) {

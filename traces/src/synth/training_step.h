@@ -5,7 +5,8 @@
 // activation recomputed in backward. Each injection replaces one step of
 // the correct protocol with the known bug (docs/synth.md); the shapes beyond
 // C1-C5 live in files of their own, one per family (offload_injections.cpp,
-// reload_injections.cpp, host_injections.cpp, pdl_injection.cpp).
+// reload_injections.cpp, host_injections.cpp, pdl_injection.cpp,
+// graph_injections.cpp, external_agent_injection.cpp).
 #pragma once
 
 #include <optional>
@@ -61,6 +62,21 @@ class TrainingLoop {
   void forward(uint32_t mb);
   void backward(uint32_t mb);
   void optimizer_step();
+  // The optimizer step as a CUDA graph (graph_injections.cpp): eager in the
+  // warm-up iteration, then captured once and replayed; C16 frees a
+  // gradient the graph captured.
+  void adam(uint32_t stream);
+  void adam_step();
+  void capture_optimizer();
+  void zero_grad_set_to_none();
+  // C16_unjoined: a capture again, with the gradient norm on a side stream
+  // that is never joined back.
+  void capture_with_unjoined_side_stream();
+  // The async checkpoint (external_agent_injection.cpp): storage DMA, an
+  // agent outside CUDA streams, reads one layer's weight; compute waits for
+  // its observed completion before the optimizer step (C14: it does not).
+  void start_checkpoint();
+  void join_checkpoint();
   // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
   // the host read.
   void loss_item();
@@ -131,6 +147,13 @@ class TrainingLoop {
   uint64_t iteration_ = 0;
   uint64_t site_ = 0;
   bool skip_next_reload_join_ = false;  // C4
+  Emitter::CapturedGraph optimizer_graph_;
+  uint32_t compute_to_capture_ = 0, capture_fork_ = 0;
+  Tensor grad_norm_;  // the clipping norm the side stream computes
+  // C16's pair once its gradient is freed: the next replay closes it.
+  std::optional<InjectedHazard> stale_capture_;
+  uint32_t checkpoint_ready_ = 0, checkpoint_done_ = 0;
+  bool checkpoint_unjoined_ = false;  // C14
   std::vector<InjectionRequest> requests_;
   std::array<uint32_t, kHazardShapeCount> retries_left_{};
 };

@@ -2,7 +2,7 @@
 // training steps with activation offloading and recompute (modelled on
 // Megatron-LM's fine-grained activation offloading, see
 // docs/synth.md), optionally with injected hazards of the catalogue shapes
-// that fit a training step (C1-C13, C15) and a ground-truth list of them. Deterministic for given options and
+// that fit a training step (C1-C16) and a ground-truth list of them. Deterministic for given options and
 // seed; streams its output so memory stays bounded at any size.
 #pragma once
 
@@ -17,9 +17,15 @@ namespace racetrack {
 
 // The catalogue shapes synth can inject (docs/hazards.md). New shapes are
 // appended, so the values of existing ones never change.
-enum class HazardShape { kC1, kC2, kC3, kC4, kC5, kC6, kC7, kC8, kC9, kC10, kC11, kC12, kC13, kC15 };
-inline constexpr int kHazardShapeCount = 14;
-std::string_view shape_name(HazardShape shape);  // "C1".."C15"
+// kC16 is a captured address freed since capture; kC16Unjoined, C16's side
+// stream left unjoined at capture end.
+// clang-format off
+enum class HazardShape {
+  kC1, kC2, kC3, kC4, kC5, kC6, kC7, kC8, kC9, kC10, kC11, kC12, kC13, kC15, kC14, kC16, kC16Unjoined
+};
+// clang-format on
+inline constexpr int kHazardShapeCount = 17;
+std::string_view shape_name(HazardShape shape);  // "C1".."C16", "C16_unjoined"
 
 enum class Schedule { kSequential, k1F1B };
 
