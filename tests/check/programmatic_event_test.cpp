@@ -111,9 +111,9 @@ TEST(ProgrammaticEventCheck, ExplanationNamesTheEventAndTheFixAnOrdinaryOne) {
   const race::HazardGroup& g = r->groups[0];
   EXPECT_EQ(
       g.explanation,
-      "#3 on offload is ordered after #1 only through kv_ready (waited on at #2), #1's programmatic event: "
-      "it triggers once every block of #1 has triggered or exited, not when #1 completes, and only a "
-      "dependent kernel's grid-dependency wait orders after it");
+      "#3 on offload waited for #1 only through kv_ready (at #2), #1's programmatic event, which triggers "
+      "once every block of #1 has triggered or exited, not when #1 completes: only a dependent kernel's "
+      "grid-dependency wait orders after #1");
   EXPECT_NE(g.fix.text.find("record an ordinary event after #1"), std::string::npos) << g.fix.text;
   EXPECT_TRUE(g.fix.verified);
 

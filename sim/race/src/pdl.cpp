@@ -93,14 +93,14 @@ std::string programmatic_explanation(const Hazard& h, const TraceTables& tables)
   const std::string kernel = "#" + std::to_string(h.first.seq);
   const std::string where = h.second.stream ? tables.stream_label(h.second.stream)
                                             : "host thread " + std::to_string(h.second.thread);
-  std::string out = "#" + std::to_string(h.second.seq) + " on " + where + " is ordered after " + kernel +
-                    " only through " + tables.event_label(w.event) + " (waited on at #" +
-                    std::to_string(w.wait_seq) + "), " + kernel + "'s programmatic event: it triggers " +
+  std::string out = "#" + std::to_string(h.second.seq) + " on " + where + " waited for " + kernel +
+                    " only through " + tables.event_label(w.event) + " (at #" + std::to_string(w.wait_seq) +
+                    "), " + kernel + "'s programmatic event, which triggers " +
                     (w.at_block_start ? "as each block of " + kernel + " starts"
                                       : "once every block of " + kernel + " has triggered or exited") +
                     ", not when " + kernel + " completes";
   if (!w.dependent_kernel || !h.second.stream)
-    return out + ", and only a dependent kernel's grid-dependency wait orders after it";
+    return out + ": only a dependent kernel's grid-dependency wait orders after " + kernel;
   const std::string dependent = "#" + std::to_string(w.dependent_seq);
   switch (w.dependent_wait) {
     case hb::PdlWait::kNone:
