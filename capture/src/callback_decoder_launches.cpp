@@ -126,18 +126,29 @@ RACETRACK_FIELD_AT(CUlaunchAttribute, value, 8);
 // and there are fewer than 32 kinds.
 constexpr unsigned kMaxLaunchAttributes = 32;
 
-// Whether the launch allows programmatic stream serialization (PDL): the
-// kernel may overlap the previous kernel of its stream.
-bool programmatic_stream_serialization(const CUlaunchConfig& config) {
-  if (config.attrs == nullptr) return false;
+RACETRACK_FIELD_AT(CUlaunchAttributeValue, programmaticEvent.event, 0);
+RACETRACK_FIELD_AT(CUlaunchAttributeValue, programmaticEvent.triggerAtBlockStart, 12);
+
+// The launch attributes of programmatic dependent launch: stream
+// serialization allowed (the kernel may overlap the previous kernel of its
+// stream) and a programmatic event, recorded at the kernel's trigger. The
+// last setting of an attribute wins, as for any attribute list.
+void read_programmatic_attributes(const CUlaunchConfig& config, ApiEvent& event) {
+  if (config.attrs == nullptr) return;
   bool allowed = false;
   for (unsigned i = 0; i < std::min(config.numAttrs, kMaxLaunchAttributes); ++i) {
     const CUlaunchAttribute& a = config.attrs[i];
-    // The last setting of an attribute wins, as for any attribute list.
     if (a.id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
       allowed = a.value.programmaticStreamSerializationAllowed != 0;
+    if (a.id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT) {
+      event.event = u64(a.value.programmaticEvent.event);
+      event.flags &= ~kFlagProgrammaticEventAtBlockStart;
+      if (a.value.programmaticEvent.triggerAtBlockStart != 0)
+        event.flags |= kFlagProgrammaticEventAtBlockStart;
+    }
   }
-  return allowed;
+  if (allowed) event.flags |= kFlagProgrammatic;
+  if (!event.event) event.flags &= ~kFlagProgrammaticEventAtBlockStart;
 }
 
 template <class Params>
@@ -149,7 +160,7 @@ bool read_launch_ex(const Params& p, DriverQueries& queries, ApiEvent& event, Pa
   event.handle = u64(p.f);
   if (p.config != nullptr) {
     set_geometry(*p.config, event);
-    if (programmatic_stream_serialization(*p.config)) event.flags |= kFlagProgrammatic;
+    read_programmatic_attributes(*p.config, event);
   }
   event.module = queries.function_module(event.handle);
   append_argument_words(queries.param_layout(event.handle), p.kernelParams, p.extra, event, payload);

@@ -122,6 +122,10 @@ struct TraceAssembler::State {
         modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
     fill_kernel(kernel, e, words, record, accesses, out, regions);
     kernel.set_module(module);
+    if (e.kind == ApiKind::kLaunch && e.event) {
+      kernel.set_programmatic_event(events.event_for(e.event));
+      kernel.set_programmatic_event_at_block_start((e.flags & kFlagProgrammaticEventAtBlockStart) != 0);
+    }
   }
 };
 

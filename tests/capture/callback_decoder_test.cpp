@@ -258,6 +258,52 @@ TEST_F(CallbackDecoderTest, LaunchKernelExReadsProgrammaticStreamSerialization) 
   EXPECT_EQ(event_.flags, 0u);
 }
 
+TEST_F(CallbackDecoderTest, LaunchKernelExReadsProgrammaticEvent) {
+  queries_.layouts[0xABC0] = ParamLayout{{{0, 4}}};
+  int k = 1;
+  void* args[] = {&k};
+  CUlaunchAttribute attrs[3]{};
+  attrs[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
+  attrs[0].value.programmaticEvent.event = handle<CUevent>(0xE700);
+  attrs[0].value.programmaticEvent.flags = 0;
+  attrs[0].value.programmaticEvent.triggerAtBlockStart = 0;
+  attrs[1].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attrs[1].value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = config.blockDimX = 1;
+  config.hStream = handle<CUstream>(0x5000);
+  config.attrs = attrs;
+  config.numAttrs = 1;
+  const cuLaunchKernelEx_params params{&config, handle<CUfunction>(0xABC0), args, nullptr};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.event, 0xE700u);
+  EXPECT_EQ(event_.flags, 0u);  // triggers once every block triggered or exited
+
+  // Both attributes, each block triggering at its start.
+  attrs[0].value.programmaticEvent.triggerAtBlockStart = 1;
+  config.numAttrs = 2;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.event, 0xE700u);
+  EXPECT_EQ(event_.flags, kFlagProgrammatic | kFlagProgrammaticEventAtBlockStart);
+
+  // The last setting wins: a later entry names another event, without the block-start trigger.
+  attrs[2].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
+  attrs[2].value.programmaticEvent.event = handle<CUevent>(0xE800);
+  config.numAttrs = 3;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.event, 0xE800u);
+  EXPECT_EQ(event_.flags, kFlagProgrammatic);
+
+  // Listed past numAttrs: not read.
+  config.numAttrs = 0;
+  event_ = {};
+  ASSERT_TRUE(enter_driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &params));
+  EXPECT_EQ(event_.event, 0u);
+  EXPECT_EQ(event_.flags, 0u);
+}
+
 TEST_F(CallbackDecoderTest, LaunchWithoutConfigKeepsHandleAndWords) {
   queries_.layouts[0xABC0] = ParamLayout{{{0, 4}}};
   int k = 9;

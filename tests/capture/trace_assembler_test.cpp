@@ -60,6 +60,25 @@ TEST(TraceAssembler, AProgrammaticLaunchKeepsItsAttribute) {
   EXPECT_TRUE(a.trace.ops(1).kernel().programmatic_stream_serialization());
 }
 
+TEST(TraceAssembler, AProgrammaticEventIsTheEventItsHandleNames) {
+  FakeProgram p;
+  p.event_record(user_stream(1), 0xE7, 0);
+  p.launch(user_stream(0), {1}, "primary");
+  // The decoder puts the attribute's event handle on the driver call.
+  p.events[p.events.size() - 2].event.event = 0xE7;
+  p.events[p.events.size() - 2].event.flags |= kFlagProgrammaticEventAtBlockStart;
+  p.launch(user_stream(0), {2}, "plain");
+  TempDir dir;
+  const Assembled a = assemble(p, dir.path("t.rtrace"));
+  ASSERT_EQ(a.trace.ops_size(), 3);
+  const uint32_t event = a.trace.ops(0).record().event();
+  ASSERT_NE(event, 0u);
+  EXPECT_EQ(a.trace.ops(1).kernel().programmatic_event(), event);
+  EXPECT_TRUE(a.trace.ops(1).kernel().programmatic_event_at_block_start());
+  EXPECT_EQ(a.trace.ops(2).kernel().programmatic_event(), 0u);
+  EXPECT_FALSE(a.trace.ops(2).kernel().programmatic_event_at_block_start());
+}
+
 TEST(TraceAssembler, ALaunchWithoutItsRecordIsNamedByHandle) {
   FakeProgram p;
   p.launch(kLegacy, {1}, "k", /*with_record=*/false);

@@ -117,6 +117,10 @@ TEST_F(Describe, OffsetsAndPrecisionAreShown) {
   EXPECT_THAT(describe_op(op, tables_), Not(HasSubstr("pdl")));
   op.mutable_kernel()->set_programmatic_stream_serialization(true);
   EXPECT_THAT(describe_op(op, tables_), HasSubstr("args=2  pdl"));
+  op.mutable_kernel()->set_programmatic_event(2);
+  EXPECT_THAT(describe_op(op, tables_), HasSubstr("pdl  programmatic event e_rel"));
+  op.mutable_kernel()->set_programmatic_event_at_block_start(true);
+  EXPECT_THAT(describe_op(op, tables_), HasSubstr("programmatic event e_rel (at block start)"));
 }
 
 TEST_F(Describe, UnknownIdsStillDescribe) {

@@ -502,6 +502,23 @@ TEST_F(Validate, GraphNodeKernelsCarryNoProgrammaticSerialization) {
               ElementsAre(HasSubstr(at(op) + "graph node 0 sets programmatic_stream_serialization")));
 }
 
+TEST_F(Validate, ProgrammaticEventsNameADefinedEventOnStreamLaunchesOnly) {
+  v1::Op& kernel = find_op(trace_, OpKind::kKernel);
+  kernel.mutable_kernel()->set_programmatic_event(1);
+  kernel.mutable_kernel()->set_programmatic_event_at_block_start(true);
+  EXPECT_THAT(errors_in(trace_), IsEmpty());
+  kernel.mutable_kernel()->set_programmatic_event(9);
+  EXPECT_THAT(errors_in(trace_),
+              ElementsAre(HasSubstr(at(kernel) + "names programmatic event 9, which is not defined")));
+  kernel.mutable_kernel()->set_programmatic_event(0);
+  EXPECT_THAT(errors_in(trace_), ElementsAre(HasSubstr(at(kernel) + "sets programmatic_event_at_block_start "
+                                                                    "without a programmatic_event")));
+  kernel.mutable_kernel()->set_programmatic_event_at_block_start(false);
+  v1::Op& op = find_op(trace_, OpKind::kGraph);
+  op.mutable_graph()->mutable_nodes(0)->mutable_kernel()->set_programmatic_event(1);
+  EXPECT_THAT(errors_in(trace_), ElementsAre(HasSubstr(at(op) + "graph node 0 sets programmatic_event")));
+}
+
 TEST_F(Validate, GraphNodeIndexMustBeItsPosition) {
   v1::Op& op = find_op(trace_, OpKind::kGraph);
   op.mutable_graph()->mutable_nodes(1)->set_index(4);

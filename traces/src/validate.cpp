@@ -234,6 +234,9 @@ void Validator::check_op(const v1::Op& op) {
           report(op_prefix(op) + "access names argument word " + std::to_string(a.arg_index()) + " of " +
                  std::to_string(k.arg_words_size()));
       }
+      if (k.programmatic_event()) check_ref(op, "programmatic event", k.programmatic_event(), events);
+      if (k.programmatic_event_at_block_start() && !k.programmatic_event())
+        report(op_prefix(op) + "sets programmatic_event_at_block_start without a programmatic_event");
       break;
     }
     case v1::Op::kMemcpy:
@@ -309,6 +312,9 @@ void Validator::check_op(const v1::Op& op) {
         if (nodes[i].kernel().programmatic_stream_serialization())
           report(op_prefix(op) + "graph node " + std::to_string(i) +
                  " sets programmatic_stream_serialization, which only stream launches carry");
+        if (nodes[i].kernel().programmatic_event())
+          report(op_prefix(op) + "graph node " + std::to_string(i) +
+                 " sets programmatic_event, which only stream launches carry");
         if (nodes[i].kernel().module() > modules_)
           report(op_prefix(op) + "graph node " + std::to_string(i) + " names module " +
                  std::to_string(nodes[i].kernel().module()) + ", which is not defined");

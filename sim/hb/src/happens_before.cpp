@@ -83,6 +83,7 @@ void HappensBefore::add_entities(const v1::Chunk& chunk) {
 
 size_t HappensBefore::EventState::entries() const {
   size_t n = last.entries();
+  if (programmatic) n += programmatic->full.entries();
   if (synced)
     for (const SyncedRecord& r : synced->last) n += r.clock.entries();
   return n;
@@ -105,11 +106,42 @@ const VectorClock* HappensBefore::record_for_wait(uint32_t event, uint64_t sync_
 void HappensBefore::record(uint32_t event, uint64_t sync_id, const VectorClock& clock) {
   EventState& e = events_[event];
   e.last = clock;  // the snapshot at record time
+  e.programmatic.reset();
   if (sync_id == 0) return;
   if (!e.synced) e.synced = std::make_unique<SyncedRecords>();
   SyncedRecords& kept = *e.synced;
   kept.last[kept.next] = SyncedRecord{sync_id, clock};
   kept.next = (kept.next + 1) % kept.last.size();
+}
+
+const ProgrammaticRecord* HappensBefore::programmatic_record(uint32_t event) const {
+  auto it = events_.find(event);
+  return it == events_.end() ? nullptr : it->second.programmatic.get();
+}
+
+void HappensBefore::record_programmatic(const v1::Op& op, const StreamState& s, const OpOrder& order) {
+  // Rule 5a: the event triggers once every block has triggered or exited,
+  // so a waiter learns only what the kernel itself was ordered after; the
+  // kernel done only through a dependent kernel's grid-dependency wait.
+  auto r = std::make_shared<ProgrammaticRecord>();
+  r->full = s.clock;
+  r->trigger = trigger_clock(s.clock, order.epoch, order.pdl);
+  r->kernel = order.epoch;
+  r->kernel_seq = op.seq();
+  r->at_block_start = op.kernel().programmatic_event_at_block_start();
+  EventState& e = events_[op.kernel().programmatic_event()];
+  e.last = r->trigger;
+  e.programmatic = std::move(r);
+}
+
+void HappensBefore::note_programmatic_wait(ProgrammaticWaits& waits, const ProgrammaticRecord& r,
+                                           const v1::Op& op, uint32_t event) {
+  ProgrammaticWait w;
+  w.kernel_seq = r.kernel_seq;
+  w.wait_seq = op.seq();
+  w.event = event;
+  w.at_block_start = r.at_block_start;
+  waits.add(w);
 }
 
 HappensBefore::StreamState& HappensBefore::stream(uint32_t id) {
@@ -211,6 +243,9 @@ size_t HappensBefore::touched_entries(const v1::Op& op) const {
   if (is_device_op(op)) n += streams_[op.stream() - 1].clock.entries();
   if (op.has_record())
     if (auto it = events_.find(op.record().event()); it != events_.end()) n += it->second.entries();
+  if (op.has_kernel() && op.kernel().programmatic_event())
+    if (auto it = events_.find(op.kernel().programmatic_event()); it != events_.end())
+      n += it->second.entries();
   return n;
 }
 
@@ -224,6 +259,7 @@ OpOrder HappensBefore::apply(const v1::Op& op) {
   } else {
     apply_host(op, t);
     order = OpOrder{Epoch{t.agent, t.clock.get(t.agent)}, &t.clock};
+    if (t.programmatic_waits.size()) order.programmatic = &t.programmatic_waits;
   }
   clock_entries_ += touched_entries(op) - before;
   if (clock_entries_ > max_clock_entries_ && exceeded_.empty())
@@ -243,16 +279,38 @@ OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
   const uint64_t last_tick = s.clock.get(s.agent);
   const bool host_saw_last = last_tick && t.clock.get(s.agent) >= last_tick;
   prepare(s, t);
+  // Rule 5a: the op right after a wait on a programmatic event is the
+  // dependent launch when it is a kernel; its grid-dependency wait, before
+  // every access, orders it after the whole kernel.
+  if (std::shared_ptr<const ProgrammaticRecord> dependent = std::move(s.pending_dependent);
+      dependent && op.has_kernel()) {
+    const PdlWait wait = pdl_wait_ ? pdl_wait_(op.kernel()) : PdlWait::kUnknown;
+    if (wait == PdlWait::kWaits) s.clock.join(dependent->full);
+    if (ProgrammaticWait* w = s.programmatic_waits.latest(); w && w->kernel_seq == dependent->kernel_seq) {
+      w->dependent_kernel = true;
+      w->dependent_seq = op.seq();
+      w->dependent_wait = wait;
+    }
+  }
   if (op.has_wait()) {
     // Binds to the generation recorded last (or the one its sync id names);
     // a never-recorded event is a no-op.
-    if (const VectorClock* c = record_for_wait(op.wait().event(), op.wait().sync_id())) s.clock.join(*c);
+    const uint32_t event = op.wait().event();
+    if (const VectorClock* c = record_for_wait(event, op.wait().sync_id())) {
+      s.clock.join(*c);
+      auto it = events_.find(event);
+      if (c == &it->second.last && it->second.programmatic) {
+        note_programmatic_wait(s.programmatic_waits, *it->second.programmatic, op, event);
+        s.pending_dependent = it->second.programmatic;
+      }
+    }
   }
   const bool peer_barrier = op.has_memcpy() && is_blocking_peer_copy(op.memcpy());
   if (peer_barrier) join_devices(s, op.memcpy());
   const Epoch epoch = tick(s);
   OpOrder order{epoch, &s.clock};
   order.pdl = s.pdl.on_op(op, last_tick, host_saw_last, pdl_wait_);
+  if (s.programmatic_waits.size()) order.programmatic = &s.programmatic_waits;
   if (op.has_graph()) {
     // Rule 9: roots wait for earlier stream work (the clock before the
     // tick), other nodes for their dependencies too (graph_), and later work
@@ -263,6 +321,7 @@ OpOrder HappensBefore::apply_device(const v1::Op& op, ThreadState& t) {
     order.graph = &graph_;
   }
   if (op.has_record()) record(op.record().event(), op.record().sync_id(), s.clock);
+  if (op.has_kernel() && op.kernel().programmatic_event()) record_programmatic(op, s, order);
   if (peer_barrier) publish_barrier(s, op.memcpy());
   if (copy == CopyJoin::kJoin) host_join(t, s.clock);
   if (copy == CopyJoin::kStaged) {
@@ -283,6 +342,8 @@ void HappensBefore::apply_host(const v1::Op& op, ThreadState& t) {
         case v1::SYNC_STREAM: host_join_stream(t, stream(op.stream())); break;
         case v1::SYNC_EVENT:
           if (const VectorClock* c = last_record(op.sync().event())) host_join(t, *c);
+          if (const ProgrammaticRecord* r = programmatic_record(op.sync().event()))
+            note_programmatic_wait(t.programmatic_waits, *r, op, op.sync().event());
           break;
         case v1::SYNC_DEVICE: host_join_device(t, static_cast<int>(op.sync().device())); break;
         default: break;
@@ -295,6 +356,8 @@ void HappensBefore::apply_host(const v1::Op& op, ThreadState& t) {
         host_join_stream(t, stream(op.stream()));
       } else if (const VectorClock* c = last_record(op.query().event())) {
         host_join(t, *c);
+        if (const ProgrammaticRecord* r = programmatic_record(op.query().event()))
+          note_programmatic_wait(t.programmatic_waits, *r, op, op.query().event());
       }
       break;
     case v1::Op::kAlloc:

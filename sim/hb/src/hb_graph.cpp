@@ -67,6 +67,7 @@ class HbGraph::Builder {
       if (copy == CopyJoin::kStaged)
         for (Vertex w : stream_tails_seen_by_sync(op.stream())) staged.push_back(w);
       add_stream_edges(op, v, pdl, tick);
+      add_dependent_edge(op, v);
       if (flags == v1::STREAM_LEGACY_DEFAULT) {
         for (const auto& [id, info] : streams_)
           if (id != op.stream() && info.second == device && blocking(info.first))
@@ -76,7 +77,13 @@ class HbGraph::Builder {
         edge(last_legacy_[device], EdgeKind::kLegacy);
       }
       edge(last_barrier_[device], EdgeKind::kStream);  // a blocking peer copy before it
-      if (op.has_wait()) edge(last_record_[op.wait().event()], EdgeKind::kEvent);
+      if (op.has_wait()) {
+        edge(last_record_[op.wait().event()], EdgeKind::kEvent);
+        if (const ProgrammaticTrigger* p = programmatic(op.wait().event())) {
+          for (Vertex w : p->sources) edge(w, EdgeKind::kEvent);
+          pending_dependent_[op.stream()] = p->kernel;
+        }
+      }
       if (op.has_memcpy() && is_blocking_peer_copy(op.memcpy())) {
         const auto& c = op.memcpy();
         for (const auto& [id, info] : streams_)
@@ -84,7 +91,15 @@ class HbGraph::Builder {
             edge(last_on_stream_[id], EdgeKind::kStream);
         for (uint32_t d : {device, c.src_device(), c.dst_device()}) last_barrier_[d] = v;
       }
-      if (op.has_record()) last_record_[op.record().event()] = v;
+      if (op.has_record()) {
+        last_record_[op.record().event()] = v;
+        programmatic_.erase(op.record().event());
+      }
+      if (op.has_kernel() && op.kernel().programmatic_event()) {
+        // Rule 5a: waiters follow what the kernel's trigger follows.
+        last_record_[op.kernel().programmatic_event()].reset();
+        programmatic_[op.kernel().programmatic_event()] = {v, trigger_sources(op.stream(), pdl, tick)};
+      }
       last_on_stream_[op.stream()] = v;
       last_was_kernel_[op.stream()] = op.has_kernel();
       // The call returns after the copy or memset.
@@ -99,7 +114,11 @@ class HbGraph::Builder {
       case v1::Op::kSync:
         if (op.sync().kind() == v1::SYNC_STREAM)
           for (Vertex w : stream_tails_seen_by_sync(op.stream())) edge(w, EdgeKind::kHost);
-        if (op.sync().kind() == v1::SYNC_EVENT) edge(last_record_[op.sync().event()], EdgeKind::kEvent);
+        if (op.sync().kind() == v1::SYNC_EVENT) {
+          edge(last_record_[op.sync().event()], EdgeKind::kEvent);
+          if (const ProgrammaticTrigger* p = programmatic(op.sync().event()))
+            for (Vertex w : p->sources) edge(w, EdgeKind::kEvent);
+        }
         if (op.sync().kind() == v1::SYNC_DEVICE) join_all(v);
         break;
       case v1::Op::kQuery:
@@ -108,6 +127,8 @@ class HbGraph::Builder {
           for (Vertex w : stream_tails_seen_by_sync(op.stream())) edge(w, EdgeKind::kHost);
         } else {
           edge(last_record_[op.query().event()], EdgeKind::kEvent);
+          if (const ProgrammaticTrigger* p = programmatic(op.query().event()))
+            for (Vertex w : p->sources) edge(w, EdgeKind::kEvent);
         }
         break;
       default:
@@ -161,6 +182,35 @@ class HbGraph::Builder {
     }
     by_tick_[stream][tick] = std::move(self);
   }
+  // Rule 5a: a kernel's programmatic event, and the ops its trigger follows
+  // (those the kernel's own stream edges come from).
+  struct ProgrammaticTrigger {
+    Vertex kernel;
+    std::vector<Vertex> sources;
+  };
+  const ProgrammaticTrigger* programmatic(uint32_t event) const {
+    auto it = programmatic_.find(event);
+    return it == programmatic_.end() ? nullptr : &it->second;
+  }
+  std::vector<Vertex> trigger_sources(uint32_t stream, const PdlUnordered& pdl, uint64_t tick) const {
+    std::vector<Vertex> out;
+    if (!tick) return out;
+    if (const StreamOp* before = op_at(stream, pdl.empty() ? tick - 1 : pdl.lo - 1)) {
+      out.push_back(before->vertex);
+      out.insert(out.end(), before->overlapped.begin(), before->overlapped.end());
+    }
+    return out;
+  }
+  // The kernel right after a wait on a programmatic event follows the
+  // kernel through its grid-dependency wait, before every access.
+  void add_dependent_edge(const v1::Op& op, Vertex v) {
+    auto it = pending_dependent_.find(op.stream());
+    if (it == pending_dependent_.end()) return;
+    const Vertex kernel = it->second;
+    pending_dependent_.erase(it);
+    if (op.has_kernel() && pdl_ && pdl_(op.kernel()) == PdlWait::kWaits && kernel != v)
+      boost::add_edge(kernel, v, EdgeKind::kProgrammatic, g_.graph_);
+  }
   struct StreamOp {
     Vertex vertex;
     std::vector<Vertex> overlapped;  // earlier ops of its stream it is not ordered after (rule 1a)
@@ -208,6 +258,8 @@ class HbGraph::Builder {
   PdlWaitLookup pdl_;
   std::map<uint32_t, std::map<uint64_t, StreamOp>> by_tick_;  // stream -> its ops in the window by tick
   std::map<uint32_t, bool> last_was_kernel_;
+  std::map<uint32_t, ProgrammaticTrigger> programmatic_;  // by event: its last record, when programmatic
+  std::map<uint32_t, Vertex> pending_dependent_;          // stream -> kernel its last op (a wait) waited on
 };
 
 HbGraph HbGraph::build(const v1::Chunk& trace, uint64_t from_seq, uint64_t to_seq,

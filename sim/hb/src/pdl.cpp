@@ -30,3 +30,24 @@ PdlUnordered PdlChain::on_op(const v1::Op& op, uint64_t last_tick, bool host_saw
 }
 
 }  // namespace racetrack::hb
+
+namespace racetrack::hb {
+
+VectorClock trigger_clock(const VectorClock& kernel_clock, Epoch kernel, const PdlUnordered& pdl) {
+  VectorClock trigger = kernel_clock;
+  trigger.set(kernel.agent, pdl.empty() ? kernel.tick - 1 : pdl.lo - 1);
+  return trigger;
+}
+
+void ProgrammaticWaits::add(const ProgrammaticWait& w) {
+  if (waits_.size() == kKept) waits_.erase(waits_.begin());
+  waits_.push_back(w);
+}
+
+const ProgrammaticWait* ProgrammaticWaits::find(uint64_t kernel_seq) const {
+  for (auto it = waits_.rbegin(); it != waits_.rend(); ++it)
+    if (it->kernel_seq == kernel_seq) return &*it;
+  return nullptr;
+}
+
+}  // namespace racetrack::hb

@@ -248,6 +248,12 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   // secondary's machine code it may well wait, so the hazard is possible.
   const bool pdl = !order.pdl.empty() && first.agent == order.epoch.agent;
   if (pdl && order.pdl.wait == hb::PdlWait::kUnknown) evidence.confidence = Confidence::kPossible;
+  // A wait on the first kernel's programmatic event does not order after it (rule 5a).
+  hb::ProgrammaticWait programmatic{};
+  if (order.programmatic && first.stream)
+    if (const hb::ProgrammaticWait* w = order.programmatic->find(first.seq)) programmatic = *w;
+  if (programmatic.wait_seq)
+    evidence.confidence = programmatic_confidence(programmatic, second, evidence.confidence);
   const Confidence confidence = evidence.confidence;
   ++result.hazards;
   ++result.by_confidence[static_cast<int>(confidence)];
@@ -284,6 +290,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.ordered_up_to_tick = clock.get(first.agent);
   h.pdl = pdl;
   h.pdl_wait = order.pdl.wait;
+  h.programmatic = programmatic;
   if (first.stream) h.event_after_first = recorded.right_after(first.seq);
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
@@ -496,6 +503,10 @@ CheckResult Checker::finish() {
       g.fix.pytorch.clear();
       if (g.first.pdl_wait == hb::PdlWait::kUnknown) g.settle = pdl_settle_text(g.first, s_->tables);
     }
+    if (g.first.programmatic.wait_seq) {
+      g.fix.text = programmatic_fix_text(g.first, s_->tables);
+      g.fix.pytorch.clear();
+    }
   }
   r.modes = s_->resolver.mode_use();
   r.shadow_segments = s_->shadow.segment_count();
@@ -602,6 +613,7 @@ class FixOps {
 std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
   if (h.second.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_explanation(h, t);
   if (h.first.external_agent) return external_explanation(h, t);
+  if (h.programmatic.wait_seq) return programmatic_explanation(h, t);
   if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
   const HazardSide& a = h.first;
   const HazardSide& b = h.second;

@@ -1,5 +1,7 @@
 #include "racetrack/race/pdl.h"
 
+#include <algorithm>
+
 namespace racetrack::race {
 
 namespace {
@@ -72,6 +74,59 @@ std::string pdl_settle_text(const Hazard& h, const TraceTables& tables) {
   return "whether " + std::string(tables.string(h.second.name)) + " (#" + std::to_string(h.second.seq) +
          ") waits for its grid dependencies is in its machine code: capture with the module images (without "
          "--no-code) and check where nvdisasm is found, so check can read it";
+}
+
+Confidence programmatic_confidence(const hb::ProgrammaticWait& w, const HazardSide& second, Confidence c) {
+  // Most kernels that follow a programmatic wait do wait for their grid
+  // dependencies: without the code, as rule 1a, the hazard is possible.
+  if (second.stream && w.dependent_kernel && w.dependent_wait == hb::PdlWait::kUnknown)
+    return Confidence::kPossible;
+  // A trigger at each block's start may fire with the whole kernel still to
+  // run. Otherwise the kernel may trigger early (racetrack does not read
+  // where), or only at block exit, before its writes are promised visible.
+  if (w.at_block_start) return c;
+  return std::min(c, Confidence::kLikely);
+}
+
+std::string programmatic_explanation(const Hazard& h, const TraceTables& tables) {
+  const hb::ProgrammaticWait& w = h.programmatic;
+  const std::string kernel = "#" + std::to_string(h.first.seq);
+  const std::string where = h.second.stream ? tables.stream_label(h.second.stream)
+                                            : "host thread " + std::to_string(h.second.thread);
+  std::string out = "#" + std::to_string(h.second.seq) + " on " + where + " waited for " + kernel +
+                    " only through " + tables.event_label(w.event) + " (at #" + std::to_string(w.wait_seq) +
+                    "), " + kernel + "'s programmatic event, which triggers " +
+                    (w.at_block_start ? "as each block of " + kernel + " starts"
+                                      : "once every block of " + kernel + " has triggered or exited") +
+                    ", not when " + kernel + " completes";
+  if (!w.dependent_kernel || !h.second.stream)
+    return out + ": only a dependent kernel's grid-dependency wait orders after " + kernel;
+  const std::string dependent = "#" + std::to_string(w.dependent_seq);
+  switch (w.dependent_wait) {
+    case hb::PdlWait::kNone:
+      return out + "; the dependent kernel " + dependent + " has no grid-dependency wait (machine code)";
+    case hb::PdlWait::kAccessesBefore:
+      return out + "; the dependent kernel " + dependent +
+             " may access memory before its grid-dependency wait (machine code)";
+    case hb::PdlWait::kWaits: break;
+    case hb::PdlWait::kUnknown:
+      return out + "; without the machine code of the dependent kernel " + dependent +
+             " racetrack cannot tell whether it waits for its grid dependencies";
+  }
+  return out;
+}
+
+std::string programmatic_fix_text(const Hazard& h, const TraceTables& tables) {
+  const hb::ProgrammaticWait& w = h.programmatic;
+  const std::string kernel = "#" + std::to_string(h.first.seq);
+  std::string out = "record an ordinary event after " + kernel + " (cudaEventRecord on " +
+                    tables.stream_label(h.first.stream) + ") and " +
+                    (h.second.stream ? "wait on it" : "synchronise on it") + " instead of " +
+                    tables.event_label(w.event);
+  if (h.second.stream && w.dependent_kernel)
+    out += ", or add cudaGridDependencySynchronize() (griddepcontrol.wait) before the first access of #" +
+           std::to_string(w.dependent_seq);
+  return out;
 }
 
 }  // namespace racetrack::race

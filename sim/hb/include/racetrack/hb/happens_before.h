@@ -63,6 +63,8 @@ struct OpOrder {
   // A PDL secondary kernel (rule 1a): the ticks of its own stream it is not
   // ordered after, although its clock covers them.
   PdlUnordered pdl{};
+  // The programmatic events its agent waited on (rule 5a); null when none.
+  const ProgrammaticWaits* programmatic = nullptr;
 
   // The order of a staged copy's source read (access index 0 of a copy).
   OpOrder staged_read() const {
@@ -145,11 +147,16 @@ class HappensBefore {
     uint64_t seen_legacy_version = 0;
     uint64_t seen_barrier_version = 0;
     PdlChain pdl;
+    // A wait on a programmatic event was this stream's last op: the
+    // record, for the next op if it is a kernel (rule 5a).
+    std::shared_ptr<const ProgrammaticRecord> pending_dependent;
+    ProgrammaticWaits programmatic_waits;
   };
   struct ThreadState {
     uint32_t agent = 0;
     VectorClock clock;
     uint64_t joins = 0;  // bumped whenever the clock learns from elsewhere
+    ProgrammaticWaits programmatic_waits;
   };
   // Captured traces name the record a wait bound to (cudaEventSyncId). When
   // threads race, that can be an earlier record than the last one in
@@ -166,6 +173,9 @@ class HappensBefore {
   struct EventState {
     VectorClock last;                       // the last record's snapshot
     std::unique_ptr<SyncedRecords> synced;  // only for records with a sync id
+    // The last record was a kernel's programmatic event (rule 5a); `last`
+    // is then its trigger clock.
+    std::shared_ptr<const ProgrammaticRecord> programmatic;
     size_t entries() const;
   };
 
@@ -187,6 +197,12 @@ class HappensBefore {
   void record(uint32_t event, uint64_t sync_id, const VectorClock& clock);
   const VectorClock* record_for_wait(uint32_t event, uint64_t sync_id) const;
   const VectorClock* last_record(uint32_t event) const;
+  // The event's last record when a kernel's programmatic event made it.
+  const ProgrammaticRecord* programmatic_record(uint32_t event) const;
+  void record_programmatic(const v1::Op& op, const StreamState& s, const OpOrder& order);
+  // A stream wait, host sync or query that bound to a programmatic record.
+  void note_programmatic_wait(ProgrammaticWaits& waits, const ProgrammaticRecord& r, const v1::Op& op,
+                              uint32_t event);
   OpOrder apply_device(const v1::Op& op, ThreadState& t);
   void apply_host(const v1::Op& op, ThreadState& t);
   // Clock entries of the state `op` changes, for the budget.

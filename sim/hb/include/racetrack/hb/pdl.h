@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "racetrack.pb.h"
+#include "racetrack/hb/vector_clock.h"
 
 namespace racetrack::hb {
 
@@ -45,6 +47,53 @@ class PdlChain {
  private:
   uint64_t last_kernel_tick_ = 0;  // the stream's last op, when it was a kernel; else 0
   PdlUnordered last_;              // what that kernel was not ordered after
+};
+
+// A kernel launched with a programmatic event (cudaLaunchAttributeProgrammatic-
+// Event, docs/ordering-rules.md rule 5a) records it at its trigger: once
+// every block has triggered or exited, or as each block starts. What a wait
+// on it learns: `trigger` for every waiter (what the kernel itself was
+// ordered after), `full` (the kernel done) only for a dependent kernel
+// whose code waits for its grid dependencies before every access.
+struct ProgrammaticRecord {
+  VectorClock trigger, full;
+  Epoch kernel;
+  uint64_t kernel_seq = 0;
+  bool at_block_start = false;
+};
+
+// The clock a kernel's programmatic trigger is ordered after: its own
+// clock without its stream's ticks from the first one it overlaps (`pdl`,
+// rule 1a) or from itself on.
+VectorClock trigger_clock(const VectorClock& kernel_clock, Epoch kernel, const PdlUnordered& pdl);
+
+// One wait (cudaStreamWaitEvent, or a host sync or successful query) that
+// bound to a programmatic record, as its agent keeps it to explain a
+// hazard with the kernel.
+struct ProgrammaticWait {
+  uint64_t kernel_seq = 0;
+  uint64_t wait_seq = 0;
+  uint32_t event = 0;
+  bool at_block_start = false;
+  // The waiting stream's next op is a kernel (the dependent launch) and
+  // what its code says about its grid-dependency wait.
+  bool dependent_kernel = false;
+  uint64_t dependent_seq = 0;
+  PdlWait dependent_wait = PdlWait::kUnknown;
+};
+
+// The last few programmatic waits of a stream or host thread.
+class ProgrammaticWaits {
+ public:
+  static constexpr size_t kKept = 4;
+  void add(const ProgrammaticWait& w);
+  // The latest wait on the kernel of submission `kernel_seq`, or null.
+  const ProgrammaticWait* find(uint64_t kernel_seq) const;
+  ProgrammaticWait* latest() { return waits_.empty() ? nullptr : &waits_.back(); }
+  size_t size() const { return waits_.size(); }
+
+ private:
+  std::vector<ProgrammaticWait> waits_;  // oldest first
 };
 
 }  // namespace racetrack::hb

@@ -105,6 +105,10 @@ struct Hazard {
   // what the second's machine code says about its grid-dependency wait.
   bool pdl = false;
   hb::PdlWait pdl_wait = hb::PdlWait::kUnknown;
+  // The second op's agent waited on the first op's programmatic event
+  // (docs/ordering-rules.md rule 5a), which does not wait for the kernel to
+  // complete: that wait, when `programmatic.wait_seq` is set.
+  hb::ProgrammaticWait programmatic{};
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
   uint32_t group = 0;

@@ -57,4 +57,12 @@ std::string pdl_fix_text(const Hazard& h);
 // What settles one whose secondary's code is unknown (a possible hazard).
 std::string pdl_settle_text(const Hazard& h, const TraceTables& tables);
 
+// A hazard whose second side waited on the first kernel's programmatic
+// event (Hazard::programmatic, rule 5a): the confidence it is capped at
+// (likely unless every block triggers at its start), why it is unordered,
+// and what to do.
+Confidence programmatic_confidence(const hb::ProgrammaticWait& w, const HazardSide& second, Confidence c);
+std::string programmatic_explanation(const Hazard& h, const TraceTables& tables);
+std::string programmatic_fix_text(const Hazard& h, const TraceTables& tables);
+
 }  // namespace racetrack::race
