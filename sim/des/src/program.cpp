@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "captured_addresses.h"
 #include "racetrack/hb/happens_before.h"
 #include "racetrack/race/pdl.h"
 #include "racetrack/traces/describe.h"
@@ -85,6 +86,7 @@ class Loader {
  private:
   void add(const v1::Op& op) {
     const uint32_t index = static_cast<uint32_t>(p_.ops.size());
+    const bool captured = graphs_.on_op(op, resolver_);
     resolver_.on_op(op);
     const hb::OpOrder order = hb_.apply(op);
     resolver_.resolve(op, resolved_);
@@ -108,10 +110,12 @@ class Loader {
     s.accesses = static_cast<uint32_t>(p_.accesses.size());
     for (const auto& a : resolved_) {
       // An access of unknown mode may neither read nor write: tracking it
-      // as both would show corruptions the program need not have.
-      if (!a.mode_known) continue;
+      // as both would show corruptions the program need not have. A
+      // captured op does not run (its graph's launches do).
+      if (!a.mode_known || captured) continue;
       const race::RegionInfo* r = resolver_.region(a.region);
-      p_.accesses.push_back({a.space, a.lo, a.hi, a.reads, a.writes, r ? r->label : 0u});
+      p_.accesses.push_back(
+          {a.space, graphs_.reference_space(op, a, p_), a.lo, a.hi, r ? r->label : 0u, a.reads, a.writes});
     }
     s.access_count = static_cast<uint32_t>(p_.accesses.size()) - s.accesses;
 
@@ -171,6 +175,7 @@ class Loader {
   const CostModel& costs_;
   hb::HappensBefore hb_;
   race::AccessResolver resolver_;
+  CapturedAddresses graphs_;
   race::PdlWaitFacts pdl_facts_;
   std::vector<race::ResolvedAccess> resolved_;
   std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
@@ -186,14 +191,16 @@ size_t Program::index_of(uint64_t seq) const {
 }
 
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes,
+                             const hb::Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   return load_program(*source, costs, progress, std::move(code_modes), assumptions);
 }
 
 Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes,
+                             const hb::Assumptions& assumptions) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
   Loader loader(p, costs, std::move(code_modes), assumptions);

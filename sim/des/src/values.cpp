@@ -2,10 +2,20 @@
 
 #include <algorithm>
 
+#include "captured_addresses.h"
+
 namespace racetrack::des {
 
 bool shows_hazard(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h) {
   if (m.space != h.space || m.hi <= h.lo || h.hi <= m.lo) return false;
+  if (h.second.graph_lifetime == race::GraphLifetime::kCapturedFreed) {
+    // a freed the region b's captured address meant: b read bytes a later
+    // owner wrote (the baseline keeps the freed region's own), or b's write
+    // landed on bytes the later owner holds.
+    auto later = [a](uint32_t op) { return op != kInitial && op > a; };
+    return (m.reader == b && later(m.observed) && !later(m.expected)) ||
+           (m.observed == b && later(m.expected) && m.expected != b);
+  }
   const bool raw = m.reader == b && m.expected == a;
   const bool war = m.reader == a && m.observed != kInitial && m.observed >= b;
   const bool waw = (m.expected == a && m.observed == b) || (m.expected == b && m.observed == a);
@@ -36,7 +46,8 @@ void ValueTracker::write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bo
   map.emplace(lo, Segment{hi, writer, tainted});
 }
 
-void ValueTracker::view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted) {
+void ValueTracker::view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out,
+                        bool* any_tainted) {
   uint64_t cursor = lo;
   auto it = map.upper_bound(lo);
   if (it != map.begin() && std::prev(it)->second.hi > lo) --it;
@@ -53,18 +64,24 @@ void ValueTracker::view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Ex
 }
 
 ValueTracker::ValueTracker(const Program& p) : p_(p), tainted_(p.ops.size(), false) {
-  // The sequential reference: each op reads, then writes, in submission order.
+  // The sequential reference: each op reads, then writes, in submission
+  // order, where the baseline puts the bytes (SimAccess::reference_space).
   expected_begin_.resize(p.accesses.size() + 1, 0);
+  std::vector<Retirement> retirements = p.retirements;
+  std::sort(retirements.begin(), retirements.end(),
+            [](const Retirement& x, const Retirement& y) { return x.op < y.op; });
+  auto retiring = retirements.begin();
   for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    for (; retiring != retirements.end() && retiring->op == i; ++retiring) retire(*retiring);
     const SimOp& op = p.ops[i];
     for (uint32_t a = op.accesses; a < op.accesses + op.access_count; ++a) {
       expected_begin_[a] = static_cast<uint32_t>(expected_.size());
       const SimAccess& acc = p.accesses[a];
-      if (acc.reads) view(reference_final_[acc.space], acc.lo, acc.hi, expected_, nullptr);
+      if (acc.reads) view(reference_final_[acc.reference_space], acc.lo, acc.hi, expected_, nullptr);
     }
     for (uint32_t a = op.accesses; a < op.accesses + op.access_count; ++a) {
       const SimAccess& acc = p.accesses[a];
-      if (acc.writes) write(reference_final_[acc.space], acc.lo, acc.hi, i, false);
+      if (acc.writes) write(reference_final_[acc.reference_space], acc.lo, acc.hi, i, false);
     }
   }
   expected_begin_[p.accesses.size()] = static_cast<uint32_t>(expected_.size());
@@ -89,7 +106,8 @@ void ValueTracker::on_start(uint32_t i) {
         if (seen.writer != e->writer) {
           tainted = true;
           Mismatch* last = mismatches_.empty() ? nullptr : &mismatches_.back();
-          if (last && last->reader == i && last->expected == e->writer && last->observed == seen.writer && last->hi == lo)
+          if (last && last->reader == i && last->expected == e->writer && last->observed == seen.writer &&
+              last->hi == lo)
             last->hi = hi;
           else
             mismatches_.push_back({i, e->writer, seen.writer, acc.space, lo, hi});
@@ -109,14 +127,26 @@ void ValueTracker::on_end(uint32_t i) {
   }
 }
 
+// The freed region's bytes of its own, as it left them: copied into its
+// retired space.
+void ValueTracker::retire(const Retirement& r) {
+  scratch_.clear();
+  view(reference_final_[r.space], r.lo, r.hi, scratch_, nullptr);
+  Map& own = reference_final_[r.retired];
+  for (const Expected& e : scratch_)
+    if (e.writer != kInitial) write(own, e.lo, e.hi, e.writer, false);
+}
+
 void ValueTracker::finish() {
   for (const auto& [space, reference] : reference_final_) {
+    if (is_retired_space(space)) continue;  // the baseline's own bytes, not memory
     const Map& actual = memory_[space];
     for (const auto& [lo, seg] : reference) {
       scratch_.clear();
       view(actual, lo, seg.hi, scratch_, nullptr);
       for (const Expected& seen : scratch_)
-        if (seen.writer != seg.writer) mismatches_.push_back({kInitial, seg.writer, seen.writer, space, seen.lo, seen.hi});
+        if (seen.writer != seg.writer)
+          mismatches_.push_back({kInitial, seg.writer, seen.writer, space, seen.lo, seen.hi});
     }
   }
 }

@@ -64,9 +64,22 @@ struct Dep {
 
 struct SimAccess {
   race::SpaceKey space;
+  // Where the lifetime-respecting baseline (the sequential reference) puts
+  // these bytes: `space`, except for a graph launch's captured address whose
+  // region was freed since the capture (docs/sim.md, "Graph launches").
+  race::SpaceKey reference_space;
   uint64_t lo, hi;
-  bool reads, writes;
   uint32_t label;  // region label string id, for blast-radius reports
+  bool reads, writes;
+};
+
+// A freed region a graph launch still reaches through a captured address:
+// at op `op` (its free) the baseline keeps [lo, hi) of `space` as they are
+// in bytes of its own, `retired`, which no later allocation reuses.
+struct Retirement {
+  uint32_t op;
+  race::SpaceKey space, retired;
+  uint64_t lo, hi;
 };
 
 struct SimOp {
@@ -95,6 +108,7 @@ struct Program {
   std::vector<SimOp> ops;
   std::vector<Dep> deps;
   std::vector<SimAccess> accesses;
+  std::vector<Retirement> retirements;
   std::vector<std::vector<uint32_t>> threads;  // op indices of each thread, in order
   std::vector<uint32_t> stream_ids;            // streams that have ops
   std::shared_ptr<TraceTables> tables;

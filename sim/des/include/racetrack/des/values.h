@@ -66,15 +66,16 @@ class ValueTracker : public MemoryObserver {
   using Map = std::map<uint64_t, Segment>;
   using Expected = ExpectedWriter;
 
+  void retire(const Retirement& r);
   static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
   // Segments of `map` over [lo, hi), gaps as kInitial.
   static void view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted);
 
   const Program& p_;
   std::map<race::SpaceKey, Map> reference_final_, memory_;
-  std::vector<Expected> expected_;          // per read access, in order
-  std::vector<uint32_t> expected_begin_;    // by access index: first entry in expected_
-  std::vector<bool> tainted_;               // by op
+  std::vector<Expected> expected_;        // per read access, in order
+  std::vector<uint32_t> expected_begin_;  // by access index: first entry in expected_
+  std::vector<bool> tainted_;             // by op
   std::vector<Mismatch> mismatches_;
   std::vector<Expected> scratch_;
 };
