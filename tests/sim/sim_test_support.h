@@ -45,14 +45,15 @@ struct Sample {
 };
 
 // Whether stale bytes `b` show RAW hazard `h`'s second op reading around its
-// first: it missed the first's write, or (a graph launch through the
+// first: it missed the first's write (an external agent's write carries its
+// declaration's seq), or (a graph launch through the
 // captured address of a region freed at the first op) it read what a later
 // owner of the bytes wrote there instead of what the freed region held.
 inline bool reads_around(const des::StaleBytes& b, const ManifestHazard& h, const race::Hazard& hazard) {
   if (b.reader_seq != h.second_seq) return false;
-  if (hazard.second.graph_lifetime != race::GraphLifetime::kCapturedFreed)
-    return b.expected_seq == h.first_seq;
-  return b.observed_seq > h.first_seq && b.expected_seq < h.first_seq;
+  if (hazard.second.graph_lifetime == race::GraphLifetime::kCapturedFreed)
+    return b.observed_seq > h.first_seq && b.expected_seq < h.first_seq;
+  return b.expected_seq == (hazard.first.external_agent ? hazard.first.external_seq : h.first_seq);
 }
 
 inline std::vector<Sample> manifest() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "captured_addresses.h"
+#include "external_landings.h"
 #include "racetrack/hb/happens_before.h"
 #include "racetrack/race/pdl.h"
 #include "racetrack/traces/describe.h"
@@ -64,6 +65,8 @@ class Loader {
     hb_.set_pdl_wait_lookup(pdl_facts_.lookup(*p_.tables));
   }
 
+  void finish() { externals_.finish(resolver_, p_); }
+
   // Returns why the chunk cannot be simulated, or empty.
   std::string add_chunk(const v1::Chunk& chunk) {
     p_.tables->add(chunk);
@@ -87,6 +90,7 @@ class Loader {
   void add(const v1::Op& op) {
     const uint32_t index = static_cast<uint32_t>(p_.ops.size());
     const bool captured = graphs_.on_op(op, resolver_);
+    if (!captured) externals_.on_op(op, index, resolver_, p_);
     resolver_.on_op(op);
     const hb::OpOrder order = hb_.apply(op);
     resolver_.resolve(op, resolved_);
@@ -176,6 +180,7 @@ class Loader {
   hb::HappensBefore hb_;
   race::AccessResolver resolver_;
   CapturedAddresses graphs_;
+  ExternalLandings externals_;
   race::PdlWaitFacts pdl_facts_;
   std::vector<race::ResolvedAccess> resolved_;
   std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
@@ -188,6 +193,14 @@ size_t Program::index_of(uint64_t seq) const {
   auto it =
       std::lower_bound(ops.begin(), ops.end(), seq, [](const SimOp& o, uint64_t s) { return o.seq < s; });
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
+}
+
+std::pair<uint32_t, uint32_t> Program::observed_at(uint32_t op) const {
+  auto lo = std::lower_bound(externals.begin(), externals.end(), op,
+                             [](const ExternalLanding& e, uint32_t o) { return e.observer < o; });
+  auto hi = std::upper_bound(lo, externals.end(), op,
+                             [](uint32_t o, const ExternalLanding& e) { return o < e.observer; });
+  return {static_cast<uint32_t>(lo - externals.begin()), static_cast<uint32_t>(hi - externals.begin())};
 }
 
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
@@ -212,6 +225,7 @@ Result<Program> load_program(TraceSource& source, const CostModel& costs, const 
     if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, source.path()};
     if (progress) progress("loading", source.position(), source.size());
   }
+  loader.finish();
   for (const SimOp& op : p.ops)
     if (op.device && std::find(p.stream_ids.begin(), p.stream_ids.end(), op.stream) == p.stream_ids.end())
       p.stream_ids.push_back(op.stream);
