@@ -38,27 +38,20 @@ std::pair<uint64_t, uint64_t> granule_range(const ArenaPlan& plan, uint32_t spac
 
 void add_read_checks(const des::Program& p, const ArenaPlan& plan, const des::ValueTracker& reference,
                      uint32_t op, std::vector<GranuleCheck>& out) {
-  const des::SimOp& s = p.ops[op];
-  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-    const des::SimAccess& acc = p.accesses[a];
-    if (!acc.reads) continue;
-    const auto [first, last] = reference.expected(a);
-    for (const des::ExpectedWriter* e = first; e != last; ++e) {
+  auto check = [&](const des::SimAccess& acc,
+                   std::pair<const des::ExpectedWriter*, const des::ExpectedWriter*> in) {
+    if (!acc.reads) return;
+    for (const des::ExpectedWriter* e = in.first; e != in.second; ++e) {
       const auto [g0, g1] = granule_range(plan, acc.space, e->lo, e->hi);
       if (g0 < g1) out.push_back({op, stamp_of(e->writer), acc.space, e->lo, e->hi, g0, g1});
     }
-  }
+  };
+  const des::SimOp& s = p.ops[op];
+  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
+    check(p.accesses[a], reference.expected(a));
   // An external agent reads at the latest point: its observer's start.
   const auto [first, last] = p.observed_at(op);
-  for (uint32_t k = first; k < last; ++k) {
-    const des::SimAccess& acc = p.externals[k].access;
-    if (!acc.reads) continue;
-    const auto [begin, end] = reference.expected_external(k);
-    for (const des::ExpectedWriter* e = begin; e != end; ++e) {
-      const auto [g0, g1] = granule_range(plan, acc.space, e->lo, e->hi);
-      if (g0 < g1) out.push_back({op, stamp_of(e->writer), acc.space, e->lo, e->hi, g0, g1});
-    }
-  }
+  for (uint32_t k = first; k < last; ++k) check(p.externals[k].access, reference.expected_external(k));
 }
 
 void add_writes(const des::Program& p, const ArenaPlan& plan, uint32_t op, std::vector<GranuleWrite>& out) {
@@ -114,9 +107,10 @@ void add_final_mismatches(const des::Program& p, const ArenaPlan& plan, const St
   std::multimap<uint32_t, const des::SimAccess*> declared;
   for (const des::ExternalLanding& e : p.externals)
     if (e.access.writes) declared.emplace(e.declared, &e.access);
+  std::vector<const des::SimAccess*> writes;
   for (uint32_t op = static_cast<uint32_t>(p.ops.size()); op-- > 0;) {
     const des::SimOp& s = p.ops[op];
-    std::vector<const des::SimAccess*> writes;
+    writes.clear();
     for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) writes.push_back(&p.accesses[a]);
     for (auto [it, end] = declared.equal_range(op); it != end; ++it) writes.push_back(it->second);
     for (const des::SimAccess* write : writes) {
