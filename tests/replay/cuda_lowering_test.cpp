@@ -349,8 +349,19 @@ TEST_P(LoweredBuggySample, EveryHazardManifestsWithItsFirstOpHeldBack) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Samples, LoweredBuggySample, ::testing::ValuesIn(samples(true)), sample_param_name);
-INSTANTIATE_TEST_SUITE_P(Samples, LoweredFixedSample, ::testing::ValuesIn(samples(false)), sample_param_name);
+// `--backend cuda` refuses traces with external agents' accesses (C14,
+// docs/replay.md): the lowering has no kernel to land them with.
+std::vector<Sample> lowerable(bool race) {
+  std::vector<Sample> out;
+  for (Sample& s : samples(race))
+    if (sim_test::load(s.file).externals.empty()) out.push_back(std::move(s));
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, LoweredBuggySample, ::testing::ValuesIn(lowerable(true)),
+                         sample_param_name);
+INSTANTIATE_TEST_SUITE_P(Samples, LoweredFixedSample, ::testing::ValuesIn(lowerable(false)),
+                         sample_param_name);
 
 TEST(CudaLowering, CleanSynthNeverCorruptsInAnyOrder) {
   testing::TempDir dir;

@@ -26,9 +26,9 @@ des::Program random_accesses(std::mt19937_64& rng, size_t count) {
     // Mostly small ranges, some large ones joining many.
     const uint64_t cls = size_class(rng);
     const uint64_t size = cls < 4 ? 1 + rng() % 64 : cls < 8 ? 1 + rng() % 8192 : 1 + rng() % (1 << 17);
-    p.accesses.push_back({sp, lo, lo + size, true, k % 3 == 0, 0});
+    p.accesses.push_back({sp, sp, lo, lo + size, 0, true, k % 3 == 0});
     // Now and then one that touches the previous end exactly.
-    if (k % 7 == 0) p.accesses.push_back({sp, lo + size, lo + size + 1 + rng() % 512, true, false, 0});
+    if (k % 7 == 0) p.accesses.push_back({sp, sp, lo + size, lo + size + 1 + rng() % 512, 0, true, false});
   }
   return p;
 }
@@ -176,10 +176,10 @@ TEST(Plan, ATracedProgramKeepsEveryOverlap) {
 
 TEST(Plan, SmallFootprintsAreNotScaledAndTheGranuleHasAFloor) {
   des::Program p;
-  p.accesses.push_back({0, 1000, 3000, true, true, 0});
-  p.accesses.push_back({0, 2000, 9000, true, false, 0});
-  p.accesses.push_back({0, 20000, 20001, false, true, 0});
-  p.accesses.push_back({1, 0x7f0000000000ull, 0x7f0000001000ull, true, true, 0});
+  p.accesses.push_back({0, 0, 1000, 3000, 0, true, true});
+  p.accesses.push_back({0, 0, 2000, 9000, 0, true, false});
+  p.accesses.push_back({0, 0, 20000, 20001, 0, false, true});
+  p.accesses.push_back({1, 1, 0x7f0000000000ull, 0x7f0000001000ull, 0, true, true});
   const ArenaPlan plan = ArenaPlan::build(p, 1, 256ull << 20);
   EXPECT_EQ(plan.granule(), 4u);
   EXPECT_EQ(plan.scale(), 1.0);

@@ -52,7 +52,7 @@ inline replay::ReplayReport replay(const std::string& path, const replay::Replay
 inline std::vector<Sample> samples(bool race) {
   std::vector<Sample> out;
   for (Sample& s : sim_test::manifest())
-    // A race sample whose hazards sim and replay do not model (C14, C16) is left out.
+    // A race sample whose hazards sim and replay do not model is left out.
     if (s.race() == race && (!race || !s.hazards.empty())) out.push_back(std::move(s));
   return out;
 }

@@ -35,7 +35,7 @@ void expect_manifests(const Sample& s, const replay::ReplayReport& r, uint32_t r
                                                          << replay::format_replay_text(r);
     if (h.kind == "RAW") {
       const bool raw_read = std::any_of(rh->stale.begin(), rh->stale.end(), [&](const des::StaleBytes& b) {
-        return b.reader_seq == h.second_seq && b.expected_seq == h.first_seq;
+        return sim_test::reads_around(b, h, rh->hazard);
       });
       EXPECT_TRUE(raw_read) << "the second op did not read around the first's write\n"
                             << replay::format_replay_text(r);

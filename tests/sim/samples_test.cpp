@@ -10,8 +10,16 @@ namespace {
 std::vector<Sample> samples(bool race) {
   std::vector<Sample> out;
   for (Sample& s : manifest())
-    // A race sample whose hazards sim does not model (C14, C16) is left out.
+    // A race sample whose hazards sim does not model is left out.
     if (s.race() == race && (!race || !s.hazards.empty())) out.push_back(std::move(s));
+  return out;
+}
+
+// The race samples an added wait fixes.
+std::vector<Sample> fixable_samples(bool by_ordering) {
+  std::vector<Sample> out;
+  for (Sample& s : samples(true))
+    if (s.fixed_by_ordering() == by_ordering) out.push_back(std::move(s));
   return out;
 }
 
@@ -26,6 +34,8 @@ const des::HazardVerdict* verdict_for(const des::SimReport& r, const ManifestHaz
 }
 
 class BuggySample : public ::testing::TestWithParam<Sample> {};
+class FixableSample : public ::testing::TestWithParam<Sample> {};
+class UseAfterFreeSample : public ::testing::TestWithParam<Sample> {};
 class FixedSample : public ::testing::TestWithParam<Sample> {};
 
 TEST_P(BuggySample, ManifestsUnderTheAdversarialSchedule) {
@@ -45,7 +55,7 @@ TEST_P(BuggySample, ManifestsUnderTheAdversarialSchedule) {
     for (const des::StaleBytes& b : v->stale) {
       if (b.hi <= h.lo || h.hi <= b.lo) continue;
       overlaps = true;
-      raw_read |= b.reader_seq == h.second_seq && b.expected_seq == h.first_seq;
+      raw_read |= reads_around(b, h, v->hazard);
     }
     EXPECT_TRUE(overlaps) << "no stale bytes in the manifest's range\n" << des::format_sim_text(r);
     if (h.kind == "RAW") {
@@ -57,7 +67,7 @@ TEST_P(BuggySample, ManifestsUnderTheAdversarialSchedule) {
   }
 }
 
-TEST_P(BuggySample, SuggestedFixesLeaveNothingAndCostIsReported) {
+TEST_P(FixableSample, SuggestedFixesLeaveNothingAndCostIsReported) {
   des::SimOptions o;
   o.adversarial = true;
   o.apply_fixes = true;
@@ -67,7 +77,7 @@ TEST_P(BuggySample, SuggestedFixesLeaveNothingAndCostIsReported) {
   EXPECT_NE(des::format_sim_text(r).find("what-if:"), std::string::npos);
 }
 
-TEST_P(BuggySample, AddWaitOnTheManifestPairFixesIt) {
+TEST_P(FixableSample, AddWaitOnTheManifestPairFixesIt) {
   const Sample& s = GetParam();
   des::SimOptions o;
   for (const ManifestHazard& h : s.hazards)
@@ -75,6 +85,21 @@ TEST_P(BuggySample, AddWaitOnTheManifestPairFixesIt) {
   const des::SimReport r = simulate(s.file, o);
   expect_fixed(r, 0);
   EXPECT_EQ(r.what_if.edits, s.hazards.size());
+}
+
+// A graph launch through a freed region's captured address corrupts
+// whatever the ordering: a wait on the manifest pair leaves the hazard and
+// the corruption (the fix is the clean twin's static input).
+TEST_P(UseAfterFreeSample, NoAddedWaitFixesIt) {
+  const Sample& s = GetParam();
+  des::SimOptions o;
+  for (const ManifestHazard& h : s.hazards)
+    o.add_waits.push_back({.after_seq = h.first_seq, .before_seq = h.second_seq});
+  const des::SimReport r = simulate(s.file, o);
+  ASSERT_TRUE(r.what_if.ran);
+  EXPECT_EQ(r.what_if.hazards_left, s.hazards.size());
+  EXPECT_EQ(r.what_if.corrupted_schedules, r.what_if.schedules_tried) << des::format_sim_text(r);
+  EXPECT_GT(r.corruptions, 0u) << "it corrupts under the schedule as given too";
 }
 
 // The property: a trace whose accesses happens-before orders cannot corrupt
@@ -104,6 +129,8 @@ TEST_P(FixedSample, NeverCorruptsUnderAnySchedule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, BuggySample, ::testing::ValuesIn(samples(true)), name_of);
+INSTANTIATE_TEST_SUITE_P(Samples, FixableSample, ::testing::ValuesIn(fixable_samples(true)), name_of);
+INSTANTIATE_TEST_SUITE_P(Samples, UseAfterFreeSample, ::testing::ValuesIn(fixable_samples(false)), name_of);
 INSTANTIATE_TEST_SUITE_P(Samples, FixedSample, ::testing::ValuesIn(samples(false)), name_of);
 
 }  // namespace

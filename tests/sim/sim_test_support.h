@@ -37,18 +37,33 @@ struct ManifestHazard {
 struct Sample {
   std::string file;  // path under kSamples
   std::vector<ManifestHazard> hazards;
+  std::string rule;  // the manifest's rule, e.g. "graph-captured-address"
   bool race() const { return file.ends_with(".race.pbtxt"); }
+  // C16's use-after-free: the replay reaches freed memory whatever the
+  // ordering, so no added wait fixes it (its clean twin re-captures).
+  bool fixed_by_ordering() const { return rule != "graph-captured-address"; }
 };
+
+// Whether stale bytes `b` show RAW hazard `h`'s second op reading around its
+// first: it missed the first's write (an external agent's write carries its
+// declaration's seq), or (a graph launch through the
+// captured address of a region freed at the first op) it read what a later
+// owner of the bytes wrote there instead of what the freed region held.
+inline bool reads_around(const des::StaleBytes& b, const ManifestHazard& h, const race::Hazard& hazard) {
+  if (b.reader_seq != h.second_seq) return false;
+  if (hazard.second.graph_lifetime == race::GraphLifetime::kCapturedFreed)
+    return b.observed_seq > h.first_seq && b.expected_seq < h.first_seq;
+  return b.expected_seq == (hazard.first.external_agent ? hazard.first.external_seq : h.first_seq);
+}
 
 inline std::vector<Sample> manifest() {
   std::ifstream in(kSamples + "/manifest.json");
   const nlohmann::json m = nlohmann::json::parse(in);
   std::vector<Sample> out;
   for (const auto& s : m.at("samples")) {
-    Sample sample{kSamples + "/" + s.at("file").get<std::string>(), {}};
+    Sample sample{kSamples + "/" + s.at("file").get<std::string>(), {}, s.value("rule", "")};
     for (const auto& h : s.at("hazards")) {
-      // Hazards sim does not model (C16's lifetimes hold whatever the
-      // schedule; C14's external agents run outside it).
+      // Hazards sim and replay do not model (docs/sim.md says which).
       if (!h.value("simulated", true)) continue;
       const uint64_t lo = std::stoull(h.at("address").get<std::string>(), nullptr, 16);
       sample.hazards.push_back({h.at("first_seq").get<uint64_t>(), h.at("second_seq").get<uint64_t>(),

@@ -176,7 +176,7 @@ class Engine {
       t.host_end = std::max(t.issue, joins);
       flags_[i] |= kHostDone;
       th.time = t.host_end;
-      if (observer_ && !op.device && op.access_count) {
+      if (observer_ && !op.device && (op.access_count || observes_external(i))) {
         push({t.host_start, kHostStart, op.seq, i});
         push({t.host_end, kHostEnd, op.seq, i});
       }
@@ -246,6 +246,13 @@ class Engine {
           kDeviceEnd, op.seq, i});
     if (observer_) observer_->on_start(i);
     wake(i, Dep::kDeviceStart);
+  }
+
+  // A host call that observes an external agent's completion lands its
+  // access (external_landings.h).
+  bool observes_external(uint32_t i) const {
+    const auto [first, last] = p_.observed_at(i);
+    return first != last;
   }
 
   void finish_device(uint32_t i) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "captured_addresses.h"
+#include "external_landings.h"
 #include "racetrack/hb/happens_before.h"
 #include "racetrack/race/pdl.h"
 #include "racetrack/traces/describe.h"
@@ -63,6 +65,8 @@ class Loader {
     hb_.set_pdl_wait_lookup(pdl_facts_.lookup(*p_.tables));
   }
 
+  void finish() { externals_.finish(resolver_, p_); }
+
   // Returns why the chunk cannot be simulated, or empty.
   std::string add_chunk(const v1::Chunk& chunk) {
     p_.tables->add(chunk);
@@ -85,6 +89,8 @@ class Loader {
  private:
   void add(const v1::Op& op) {
     const uint32_t index = static_cast<uint32_t>(p_.ops.size());
+    const bool captured = graphs_.on_op(op, resolver_);
+    if (!captured) externals_.on_op(op, index, resolver_, p_);
     resolver_.on_op(op);
     const hb::OpOrder order = hb_.apply(op);
     resolver_.resolve(op, resolved_);
@@ -108,10 +114,12 @@ class Loader {
     s.accesses = static_cast<uint32_t>(p_.accesses.size());
     for (const auto& a : resolved_) {
       // An access of unknown mode may neither read nor write: tracking it
-      // as both would show corruptions the program need not have.
-      if (!a.mode_known) continue;
+      // as both would show corruptions the program need not have. A
+      // captured op does not run (its graph's launches do).
+      if (!a.mode_known || captured) continue;
       const race::RegionInfo* r = resolver_.region(a.region);
-      p_.accesses.push_back({a.space, a.lo, a.hi, a.reads, a.writes, r ? r->label : 0u});
+      p_.accesses.push_back(
+          {a.space, graphs_.reference_space(op, a, p_), a.lo, a.hi, r ? r->label : 0u, a.reads, a.writes});
     }
     s.access_count = static_cast<uint32_t>(p_.accesses.size()) - s.accesses;
 
@@ -171,6 +179,8 @@ class Loader {
   const CostModel& costs_;
   hb::HappensBefore hb_;
   race::AccessResolver resolver_;
+  CapturedAddresses graphs_;
+  ExternalLandings externals_;
   race::PdlWaitFacts pdl_facts_;
   std::vector<race::ResolvedAccess> resolved_;
   std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
@@ -185,15 +195,25 @@ size_t Program::index_of(uint64_t seq) const {
   return it != ops.end() && it->seq == seq ? static_cast<size_t>(it - ops.begin()) : ops.size();
 }
 
+std::pair<uint32_t, uint32_t> Program::observed_at(uint32_t op) const {
+  auto lo = std::lower_bound(externals.begin(), externals.end(), op,
+                             [](const ExternalLanding& e, uint32_t o) { return e.observer < o; });
+  auto hi = std::upper_bound(lo, externals.end(), op,
+                             [](uint32_t o, const ExternalLanding& e) { return o < e.observer; });
+  return {static_cast<uint32_t>(lo - externals.begin()), static_cast<uint32_t>(hi - externals.begin())};
+}
+
 Result<Program> load_program(const std::string& path, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes,
+                             const hb::Assumptions& assumptions) {
   auto source = TraceSource::open(path);
   if (!source) return source.error();
   return load_program(*source, costs, progress, std::move(code_modes), assumptions);
 }
 
 Result<Program> load_program(TraceSource& source, const CostModel& costs, const Progress& progress,
-                             std::shared_ptr<race::CodeModeTable> code_modes, const hb::Assumptions& assumptions) {
+                             std::shared_ptr<race::CodeModeTable> code_modes,
+                             const hb::Assumptions& assumptions) {
   Program p;
   p.tables = std::make_shared<TraceTables>();
   Loader loader(p, costs, std::move(code_modes), assumptions);
@@ -205,6 +225,7 @@ Result<Program> load_program(TraceSource& source, const CostModel& costs, const 
     if (std::string why = loader.add_chunk(**chunk); !why.empty()) return Error{why, at, source.path()};
     if (progress) progress("loading", source.position(), source.size());
   }
+  loader.finish();
   for (const SimOp& op : p.ops)
     if (op.device && std::find(p.stream_ids.begin(), p.stream_ids.end(), op.stream) == p.stream_ids.end())
       p.stream_ids.push_back(op.stream);

@@ -87,7 +87,8 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  auto program = load_program(path, options.costs, options.progress, options.check.code_modes, options.check.assumptions);
+  auto program = load_program(path, options.costs, options.progress, options.check.code_modes,
+                              options.check.assumptions);
   if (!program) return program.error();
   const Program& p = *program;
   Schedule base = options.schedule;
@@ -129,15 +130,14 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     const race::Hazard& h = check->shown[k];
     HazardVerdict v;
     v.hazard = h;
-    const uint32_t a = static_cast<uint32_t>(p.index_of(h.first.seq)),
-                   b = static_cast<uint32_t>(p.index_of(h.second.seq));
+    const HazardOps pair = hazard_ops(p, h);
     const Tracked* evidence = &*given;
     std::optional<Tracked> adversarial;
     if (options.adversarial && k < options.max_adversarial) {
       if (options.progress)
         options.progress("demonstrating hazards", k, std::min(check->shown.size(), options.max_adversarial));
       Schedule s = base;
-      s.delays[a] = hold;
+      s.delays[pair.held] = hold;
       auto r = tracked_run(p, s);
       if (!r) return r.error();
       adversarial.emplace(std::move(*r));
@@ -148,7 +148,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     }
     auto seq_of = [&](uint32_t index) { return index == kInitial ? uint64_t{0} : p.ops[index].seq; };
     for (const Mismatch& m : evidence->mismatches)
-      if (shows_hazard(m, a, b, h))
+      if (shows_hazard(m, pair, h))
         v.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});
     v.manifested = !v.stale.empty();
     if (v.manifested) {
@@ -182,7 +182,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
     for (size_t j = 0; j < 1 + held + options.jitter_schedules; ++j) {
       Schedule s = fixed;
       if (j >= 1 && j <= held) {
-        s.delays[static_cast<uint32_t>(p.index_of(check->shown[j - 1].first.seq))] = hold;
+        s.delays[hazard_ops(p, check->shown[j - 1]).held] = hold;
       } else if (j > held) {
         s.jitter_sigma = std::max(0.2, s.jitter_sigma);
         s.seed = base.seed + (j - held);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "racetrack/des/values.h"
+
 namespace racetrack::replay {
 namespace {
 
@@ -32,8 +34,8 @@ HoldPlan HoldPlan::build(const des::Program& p, const std::vector<race::Hazard>&
   const int64_t cap = o.fixed_ns > 0 ? std::min(o.fixed_ns, budget) / 2 : budget / 3 * 2;
   std::unordered_map<uint32_t, uint32_t> slot_of;  // op index -> held_
   for (size_t k = 0; k < hazards.size(); ++k) {
-    const uint32_t a = static_cast<uint32_t>(p.index_of(hazards[k].first.seq)),
-                   b = static_cast<uint32_t>(p.index_of(hazards[k].second.seq));
+    const des::HazardOps pair = des::hazard_ops(p, hazards[k]);
+    const uint32_t a = pair.held, b = pair.second;
     auto [it, added] = slot_of.try_emplace(a, static_cast<uint32_t>(plan.held_.size()));
     if (added) plan.held_.push_back({a, 0, false, 0, {}});
     HeldOp& h = plan.held_[it->second];

@@ -152,7 +152,8 @@ class HostReplay {
     add_writes(p_, plan_, op, writes);
     for (const GranuleWrite& w : writes) {
       auto* arena = arenas_.at(w.space).get();
-      for (uint64_t g = w.g0; g < w.g1; ++g) arena[g].store(stamp_of(op), std::memory_order_relaxed);
+      const uint32_t stamp = w.stamp ? w.stamp : stamp_of(op);
+      for (uint64_t g = w.g0; g < w.g1; ++g) arena[g].store(stamp, std::memory_order_relaxed);
     }
   }
 

@@ -23,6 +23,8 @@ ArenaPlan ArenaPlan::build(const des::Program& program, uint64_t granule, uint64
   std::vector<Island> ranges;
   for (const auto& a : program.accesses)
     if (a.hi > a.lo) ranges.push_back({a.space, a.lo, a.hi, 0, 0});
+  for (const auto& e : program.externals)
+    if (e.access.hi > e.access.lo) ranges.push_back({e.access.space, e.access.lo, e.access.hi, 0, 0});
   std::sort(ranges.begin(), ranges.end(), [](const Island& x, const Island& y) {
     return std::tie(x.space, x.lo) < std::tie(y.space, y.lo);
   });

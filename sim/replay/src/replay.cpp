@@ -55,7 +55,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     if (!cuda_available(why)) return make_error("--backend cuda: " + why);
   }
   auto program = des::load_program(path, des::CostModel{}, options.progress, options.check.code_modes,
-                                    options.check.assumptions);
+                                   options.check.assumptions);
   if (!program) return program.error();
   const double time_scale = fit_time_budget(*program, options);
   const des::Program& p = *program;
@@ -88,9 +88,9 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
         options.stress_ns > 0 ? Result<std::vector<PairGap>>(std::vector<PairGap>(check->shown.size()))
                               : pair_gaps(path, p, check->shown, options.traced_timing, time_scale);
     if (!gaps) return gaps.error();
-    holds =
-        HoldPlan::build(p, check->shown, *gaps,
-                        {options.stress_ns, options.stress_budget_ns, options.seed, options.stress_margin_ns});
+    holds = HoldPlan::build(
+        p, check->shown, *gaps,
+        {options.stress_ns, options.stress_budget_ns, options.seed, options.stress_margin_ns});
     report.stress_budget_ns = options.stress_budget_ns;
     report.stress_groups = holds.groups();
     for (size_t k = 0; k < check->shown.size(); ++k)
@@ -104,6 +104,12 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   LaunchList launches;
   std::unique_ptr<CudaBackend> gpu;
   if (options.backend == "cuda") {
+    // An external agent's bytes land with its observer, which the GPU
+    // lowering has no kernel for (docs/replay.md).
+    if (!p.externals.empty())
+      return make_error(
+          "--backend cuda does not model external agents' accesses (ANNOTATE_EXTERNAL_ACCESS, " +
+          std::to_string(p.externals.size()) + " in this trace); use --backend host");
     launches = lower_to_launches(p, plan, reference);
     std::string error;
     gpu = CudaBackend::create(launches, error);
@@ -148,11 +154,10 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
                       [](const des::Mismatch& m) { return m.reader != des::kInitial; }));
     auto seq_of = [&](uint32_t index) { return index == des::kInitial ? uint64_t{0} : p.ops[index].seq; };
     for (ReplayHazard& rh : report.hazards) {
-      const uint32_t a = static_cast<uint32_t>(p.index_of(rh.hazard.first.seq));
-      const uint32_t b = static_cast<uint32_t>(p.index_of(rh.hazard.second.seq));
+      const des::HazardOps pair = des::hazard_ops(p, rh.hazard);
       bool shown = false;
       for (const des::Mismatch& m : result.mismatches) {
-        if (!des::shows_hazard(m, a, b, rh.hazard)) continue;
+        if (!des::shows_hazard(m, pair, rh.hazard)) continue;
         shown = true;
         if (rh.manifested_runs == 0)
           rh.stale.push_back({seq_of(m.reader), seq_of(m.expected), seq_of(m.observed), m.lo, m.hi});

@@ -38,16 +38,20 @@ std::pair<uint64_t, uint64_t> granule_range(const ArenaPlan& plan, uint32_t spac
 
 void add_read_checks(const des::Program& p, const ArenaPlan& plan, const des::ValueTracker& reference,
                      uint32_t op, std::vector<GranuleCheck>& out) {
-  const des::SimOp& s = p.ops[op];
-  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-    const des::SimAccess& acc = p.accesses[a];
-    if (!acc.reads) continue;
-    const auto [first, last] = reference.expected(a);
-    for (const des::ExpectedWriter* e = first; e != last; ++e) {
+  auto check = [&](const des::SimAccess& acc,
+                   std::pair<const des::ExpectedWriter*, const des::ExpectedWriter*> in) {
+    if (!acc.reads) return;
+    for (const des::ExpectedWriter* e = in.first; e != in.second; ++e) {
       const auto [g0, g1] = granule_range(plan, acc.space, e->lo, e->hi);
       if (g0 < g1) out.push_back({op, stamp_of(e->writer), acc.space, e->lo, e->hi, g0, g1});
     }
-  }
+  };
+  const des::SimOp& s = p.ops[op];
+  for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a)
+    check(p.accesses[a], reference.expected(a));
+  // An external agent reads at the latest point: its observer's start.
+  const auto [first, last] = p.observed_at(op);
+  for (uint32_t k = first; k < last; ++k) check(p.externals[k].access, reference.expected_external(k));
 }
 
 void add_writes(const des::Program& p, const ArenaPlan& plan, uint32_t op, std::vector<GranuleWrite>& out) {
@@ -57,6 +61,14 @@ void add_writes(const des::Program& p, const ArenaPlan& plan, uint32_t op, std::
     if (!acc.writes) continue;
     const auto [g0, g1] = granule_range(plan, acc.space, acc.lo, acc.hi);
     if (g0 < g1) out.push_back({acc.space, g0, g1});
+  }
+  // An external agent's write lands at its observer's end, as its declaration.
+  const auto [first, last] = p.observed_at(op);
+  for (uint32_t k = first; k < last; ++k) {
+    const des::ExternalLanding& e = p.externals[k];
+    if (!e.access.writes) continue;
+    const auto [g0, g1] = granule_range(plan, e.access.space, e.access.lo, e.access.hi);
+    if (g0 < g1) out.push_back({e.access.space, g0, g1, stamp_of(e.declared)});
   }
 }
 
@@ -91,11 +103,22 @@ void add_final_mismatches(const des::Program& p, const ArenaPlan& plan, const St
   for (race::SpaceKey space : plan.spaces())
     settled[space].assign(plan.arena_bytes(space) / plan.granule() + 1, false);
   std::vector<des::Mismatch> found;
+  // In the baseline an external agent's write lands at its declaration.
+  std::multimap<uint32_t, const des::SimAccess*> declared;
+  for (const des::ExternalLanding& e : p.externals)
+    if (e.access.writes) declared.emplace(e.declared, &e.access);
+  std::vector<const des::SimAccess*> writes;
   for (uint32_t op = static_cast<uint32_t>(p.ops.size()); op-- > 0;) {
     const des::SimOp& s = p.ops[op];
-    for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) {
-      const des::SimAccess& acc = p.accesses[a];
-      if (!acc.writes) continue;
+    writes.clear();
+    for (uint32_t a = s.accesses; a < s.accesses + s.access_count; ++a) writes.push_back(&p.accesses[a]);
+    for (auto [it, end] = declared.equal_range(op); it != end; ++it) writes.push_back(it->second);
+    for (const des::SimAccess* write : writes) {
+      const des::SimAccess& acc = *write;
+      // A graph launch's write through a captured address of a freed region
+      // lands, in the baseline, on that region's own bytes: it is nobody's
+      // last write here (docs/sim.md, "Graph launches").
+      if (!acc.writes || acc.reference_space != acc.space) continue;
       std::vector<bool>& done = settled[acc.space];
       const auto [g0, g1] = granule_range(plan, acc.space, acc.lo, acc.hi);
       for (uint64_t g = g0; g < g1; ++g) {

@@ -43,6 +43,7 @@ struct GranuleCheck {
 struct GranuleWrite {
   uint32_t space = 0;
   uint64_t g0 = 0, g1 = 0;
+  uint32_t stamp = 0;  // 0: the writing op's own; else an external agent's (its declaration's)
 };
 
 // One granule of check number `check` that held stamp `observed`.

@@ -64,9 +64,22 @@ struct Dep {
 
 struct SimAccess {
   race::SpaceKey space;
+  // Where the lifetime-respecting baseline (the sequential reference) puts
+  // these bytes: `space`, except for a graph launch's captured address whose
+  // region was freed since the capture (docs/sim.md, "Graph launches").
+  race::SpaceKey reference_space;
   uint64_t lo, hi;
-  bool reads, writes;
   uint32_t label;  // region label string id, for blast-radius reports
+  bool reads, writes;
+};
+
+// A freed region a graph launch still reaches through a captured address:
+// at op `op` (its free) the baseline keeps [lo, hi) of `space` as they are
+// in bytes of its own, `retired`, which no later allocation reuses.
+struct Retirement {
+  uint32_t op;
+  race::SpaceKey space, retired;
+  uint64_t lo, hi;
 };
 
 struct SimOp {
@@ -91,16 +104,30 @@ struct SimOp {
   uint32_t accesses = 0, access_count = 0;  // range in Program::accesses
 };
 
+// An external agent's declared access (C14, docs/sim.md): it stamps its
+// declaring op's version; the baseline lands it at `declared`, a run at
+// `observer` (kNever: it never lands).
+inline constexpr uint32_t kNever = UINT32_MAX;
+struct ExternalLanding {
+  uint32_t declared;
+  uint32_t observer;
+  SimAccess access;
+};
+
 struct Program {
   std::vector<SimOp> ops;
   std::vector<Dep> deps;
   std::vector<SimAccess> accesses;
+  std::vector<Retirement> retirements;
+  std::vector<ExternalLanding> externals;      // by observer, those never observed last
   std::vector<std::vector<uint32_t>> threads;  // op indices of each thread, in order
   std::vector<uint32_t> stream_ids;            // streams that have ops
   std::shared_ptr<TraceTables> tables;
   uint32_t h2d_engines = 1, d2h_engines = 1;
 
   size_t index_of(uint64_t seq) const;  // ops.size() when absent
+  // The external accesses op `op` observes: indices into `externals`.
+  std::pair<uint32_t, uint32_t> observed_at(uint32_t op) const;
 };
 
 // Loads a trace (validated, as TraceSource::open reads it); the second form

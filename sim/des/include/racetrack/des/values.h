@@ -32,6 +32,18 @@ struct Mismatch {
 // (WAW). Op indices follow submission order.
 bool shows_hazard(const Mismatch& m, uint32_t a, uint32_t b, const race::Hazard& h);
 
+// The ops that stand for a hazard's two sides in a run. An external agent's
+// access (C14) stamps its declaration's version and is read at its
+// observer's start; holding that observer back delays it.
+struct HazardOps {
+  uint32_t first = 0, second = 0;
+  uint32_t first_version = 0;  // the version the first side's writes stamp
+  uint32_t first_reader = 0;   // the op whose start checks the first side's reads
+  uint32_t held = 0;           // the op --adversarial and --stress hold back
+};
+HazardOps hazard_ops(const Program& p, const race::Hazard& h);
+bool shows_hazard(const Mismatch& m, const HazardOps& ops, const race::Hazard& h);
+
 // In the sequential reference, bytes [lo, hi) of a read were last written
 // by op `writer` (kInitial: by nobody).
 struct ExpectedWriter {
@@ -54,6 +66,11 @@ class ValueTracker : public MemoryObserver {
   std::pair<const ExpectedWriter*, const ExpectedWriter*> expected(uint32_t access) const {
     return {expected_.data() + expected_begin_[access], expected_.data() + expected_begin_[access + 1]};
   }
+  // What an external access (an index into Program::externals) reads.
+  std::pair<const ExpectedWriter*, const ExpectedWriter*> expected_external(uint32_t k) const {
+    return {external_expected_.data() + external_begin_[k],
+            external_expected_.data() + external_begin_[k + 1]};
+  }
   const std::vector<bool>& tainted() const { return tainted_; }
   uint64_t tainted_count() const;
 
@@ -66,15 +83,21 @@ class ValueTracker : public MemoryObserver {
   using Map = std::map<uint64_t, Segment>;
   using Expected = ExpectedWriter;
 
+  void retire(const Retirement& r);
+  // Compares what a read of `acc` by op `reader` sees with the reference.
+  void compare(uint32_t reader, const SimAccess& acc, const ExpectedWriter* e, const ExpectedWriter* e_end,
+               bool& tainted);
   static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
   // Segments of `map` over [lo, hi), gaps as kInitial.
   static void view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted);
 
   const Program& p_;
   std::map<race::SpaceKey, Map> reference_final_, memory_;
-  std::vector<Expected> expected_;          // per read access, in order
-  std::vector<uint32_t> expected_begin_;    // by access index: first entry in expected_
-  std::vector<bool> tainted_;               // by op
+  std::vector<Expected> expected_;           // per read access, in order
+  std::vector<uint32_t> expected_begin_;     // by access index: first entry in expected_
+  std::vector<Expected> external_expected_;  // per external read, by external index
+  std::vector<uint32_t> external_begin_;
+  std::vector<bool> tainted_;  // by op
   std::vector<Mismatch> mismatches_;
   std::vector<Expected> scratch_;
 };
