@@ -33,9 +33,7 @@ bool failed(const ApiEvent& e) {
 }
 
 // Captured into a graph (a node was created inside the call): not executed.
-bool captured(const ApiEvent& e) {
-  return e.graph_node != 0;
-}
+bool captured(const ApiEvent& e) { return e.graph_node != 0; }
 
 bool is_nvtx(ApiKind kind) {
   return kind == ApiKind::kNvtxPush || kind == ApiKind::kNvtxPop || kind == ApiKind::kNvtxMark;
@@ -118,8 +116,7 @@ struct TraceAssembler::State {
   void write_batch(const Call& call, uint32_t device);
   void write_kernel(v1::Kernel& kernel, const ApiEvent& e, std::span<const uint64_t> words,
                     const KernelRecord* record, std::span<const AnnotatedAccess> accesses) {
-    const uint32_t module =
-        modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
+    const uint32_t module = modules.module_of(e, record ? std::string_view(record->name) : std::string_view());
     fill_kernel(kernel, e, words, record, accesses, out, regions);
     kernel.set_module(module);
     if (e.kind == ApiKind::kLaunch && e.event) {

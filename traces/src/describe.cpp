@@ -54,9 +54,7 @@ OpKind op_kind(const v1::Op& op) {
   return OpKind::kNone;
 }
 
-std::string_view op_kind_name(OpKind kind) {
-  return kKindNames[static_cast<size_t>(kind)];
-}
+std::string_view op_kind_name(OpKind kind) { return kKindNames[static_cast<size_t>(kind)]; }
 
 OpKind op_kind_from_name(std::string_view name) {
   for (size_t i = 1; i < kKindNames.size(); ++i)
@@ -208,9 +206,9 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
       break;
     case v1::Op::kMemcpy: {
       const auto& c = op.memcpy();
-      out += " " + format_bytes(c.bytes()) + " " + hex(c.src()) + " (" +
-             std::string(space_name(c.src_space())) + ") -> " + hex(c.dst()) + " (" +
-             std::string(space_name(c.dst_space())) + ")" + (c.async() ? " async" : " blocking");
+      out += " " + format_bytes(c.bytes()) + " " + hex(c.src()) + " (" + std::string(space_name(c.src_space())) +
+             ") -> " + hex(c.dst()) + " (" + std::string(space_name(c.dst_space())) + ")" +
+             (c.async() ? " async" : " blocking");
       if (c.has_pitched()) out += "  " + describe_shape(c.pitched(), true);
       if (c.symbol()) out += "  symbol " + std::string(t.string(c.symbol()));
       if (c.dst_unknown()) out += "  dst unknown";

@@ -52,15 +52,13 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
   if (b.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_fix(h, tables);
   if (a.external_agent) return external_fix(h, tables);
   if (a.seq == b.seq) {
-    f.text = "nodes " + std::to_string(a.access.node - 1) + " and " + std::to_string(b.access.node - 1) +
-             " of graph launch #" + std::to_string(a.seq) +
-             " are unordered: add a dependency edge between them when the graph is built";
+    f.text = "nodes " + std::to_string(a.access.node - 1) + " and " + std::to_string(b.access.node - 1) + " of graph launch #" +
+             std::to_string(a.seq) + " are unordered: add a dependency edge between them when the graph is built";
     return f;
   }
   if (a.stream == 0) {
     f.text = "order " + op_ref(b, tables) + " after " + op_ref(a, tables) +
-             " on the host (join or signal between the two threads): no CUDA synchronisation orders two host "
-             "threads";
+             " on the host (join or signal between the two threads): no CUDA synchronisation orders two host threads";
     return f;
   }
   f.available = true;
@@ -80,11 +78,9 @@ Fix suggest_fix(const Hazard& h, const TraceTables& tables) {
   auto event_or = [&](const std::string& name) { return existing.empty() ? name : existing; };
 
   if (h.cls == HazardClass::kReuse) {
-    f.text = op_ref(a, tables) + " on " + s1 + " still uses " + label_of(a, tables) +
-             " when its memory is reused for " + label_of(b, tables) + ": free it only after " + s1 +
-             " is done with it (the caching allocator defers reuse "
-             "after record_stream), or " +
-             generic;
+    f.text = op_ref(a, tables) + " on " + s1 + " still uses " + label_of(a, tables) + " when its memory is reused for " +
+             label_of(b, tables) + ": free it only after " + s1 + " is done with it (the caching allocator defers reuse "
+             "after record_stream), or " + generic;
     f.pytorch = label_of(a, tables) + ".record_stream(" + s1 + ")  # before the tensor is freed";
   } else if (!b.stream) {
     f.text = generic;
@@ -116,8 +112,8 @@ std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits) {
     // that repeats an earlier one's record point and waiter is implied by it.
     const bool implied = std::any_of(out.begin(), out.end(), [&](const FixEdit& o) {
       if (o.recapture || e.recapture) return o.recapture == e.recapture && o.before_seq == e.before_seq;
-      return o.after_seq == e.after_seq && o.record_stream == e.record_stream &&
-             o.wait_stream == e.wait_stream && o.thread == e.thread && o.before_seq <= e.before_seq;
+      return o.after_seq == e.after_seq && o.record_stream == e.record_stream && o.wait_stream == e.wait_stream &&
+             o.thread == e.thread && o.before_seq <= e.before_seq;
     });
     if (!implied) out.push_back(e);
   }
@@ -145,9 +141,7 @@ uint64_t FixRewriter::new_seq(uint64_t old_seq) const {
   return old_seq + count_below(records_after_, old_seq) + count_at_most(waits_before_, old_seq);
 }
 
-uint64_t FixRewriter::original_seq(uint64_t seq) const {
-  return seq - count_below(inserted_, seq);
-}
+uint64_t FixRewriter::original_seq(uint64_t seq) const { return seq - count_below(inserted_, seq); }
 
 uint32_t FixRewriter::new_event(uint32_t old_event) const {
   if (old_event <= first_chunk_events_) return old_event;
@@ -271,11 +265,11 @@ std::vector<FixEdit> fix_edits(const CheckResult& result) {
   return merge_edits(std::move(edits));
 }
 
-Status write_fixed_trace(const std::string& in_path, const std::string& out_path,
-                         std::vector<FixEdit> edits) {
+Status write_fixed_trace(const std::string& in_path, const std::string& out_path, std::vector<FixEdit> edits) {
   FixRewriter rewriter(std::move(edits));
-  return transform_trace(in_path, out_path,
-                         [&](const v1::Chunk& chunk) -> const v1::Chunk& { return rewriter.rewrite(chunk); });
+  return transform_trace(in_path, out_path, [&](const v1::Chunk& chunk) -> const v1::Chunk& {
+    return rewriter.rewrite(chunk);
+  });
 }
 
 }  // namespace racetrack::race
