@@ -154,7 +154,8 @@ class ExportHazardsCli : public ExportCli {
 };
 
 TEST_F(ExportHazardsCli, EachShownGroupIsAHazardSliceNumberedAsCheckNumbersIt) {
-  const CliRun check = racetrack("check " + shell_quote(trace_path_));
+  // Every shown group in full (synth --inject all shows more than the default 20).
+  const CliRun check = racetrack("check --max 1000 " + shell_quote(trace_path_));
   ASSERT_EQ(check.code, 1) << "the synth trace has hazards";
   const auto groups = check_groups(check.out);
   ASSERT_GE(groups.size(), 3u);

@@ -248,13 +248,15 @@ class OneNumbering(unittest.TestCase):
         text_numbers = {int(n): s for n, s in re.findall(r"^\[(\d+)\] .*?^    signature: (.*?)$", text, re.M | re.S)}
         shown = {g["number"]: g["signature"] for g in groups if g["shown"]}
         self.assertEqual(text_numbers, shown)
-        # The hidden groups' lines name their numbers too.
-        for g in groups:
-            if not g["shown"] and not g["suppressed"] and g["number"] <= 10:
-                # "[N] possible, anchored, ...: COUNT x SIGNATURE"
-                line = re.search(rf"^  \[{g['number']}\] [^\n]*?: {g['count']} x (.*)$", text, re.M)
-                self.assertTrue(line, g["number"])
-                self.assertEqual(line.group(1), g["signature"])
+        # The hidden groups' lines (the strongest ten) name their numbers too:
+        # "[N] possible, anchored, ...: COUNT x SIGNATURE".
+        hidden_lines = re.findall(r"^  \[(\d+)\] [^\n]*?: (\d+) x (.*)$", text, re.M)
+        hidden = [g for g in groups if not g["shown"] and not g["suppressed"]]
+        self.assertEqual(len(hidden_lines), min(len(hidden), 10))
+        for number, count, signature in hidden_lines:
+            g = groups[int(number) - 1]
+            self.assertFalse(g["shown"], number)
+            self.assertEqual((int(count), signature), (g["count"], g["signature"]))
         by_key = numbers_by_key(check["hazards"])
         for numbers in by_key.values():
             self.assertEqual(len(numbers), 1)

@@ -6,10 +6,12 @@
 // from device memory (the shards rotate over the layers). Its access is
 // declared with ANNOTATE_EXTERNAL_ACCESS and completes before the next
 // record of checkpoint_done on the checkpoint stream; compute waits on that
-// event before the optimizer step writes the weights.
-// - C14: compute does not wait on checkpoint_done, so the step's write of
-//   the weight races the DMA's read: a WAR between the record where its
-//   completion is observed and the optimizer's replay.
+// event before the step's first kernel (a blocking finalize of the save, so
+// that no kernel taking the weight's pointer overlaps the DMA: with raw
+// words each could be a writer).
+// - C14: compute does not wait on checkpoint_done, so the optimizer step's
+//   write of the weight races the DMA's read: a WAR between the record
+//   where its completion is observed and the optimizer's replay.
 #include "training_step.h"
 
 namespace racetrack::synth {

@@ -355,7 +355,6 @@ void TrainingLoop::backward(uint32_t mb) {
 
 void TrainingLoop::optimizer_step() {
   e_.range_push("optimizer");
-  join_checkpoint();
   adam_step();
   loss_item();
   e_.range_pop();
@@ -366,6 +365,7 @@ void TrainingLoop::iteration(uint64_t i) {
   forwards_run_ = 0;
   e_.set_iteration(i);
   start_checkpoint();
+  join_checkpoint();
   wait_for_batch();
   const uint32_t m = options_.microbatches;
   if (options_.schedule == Schedule::kSequential) {

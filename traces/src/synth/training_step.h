@@ -74,7 +74,7 @@ class TrainingLoop {
   void capture_with_unjoined_side_stream();
   // The async checkpoint (external_agent_injection.cpp): storage DMA, an
   // agent outside CUDA streams, reads one layer's weight; compute waits for
-  // its observed completion before the optimizer step (C14: it does not).
+  // its observed completion before the step (C14: it does not).
   void start_checkpoint();
   void join_checkpoint();
   // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
