@@ -46,13 +46,20 @@ RACETRACK_FIELD_AT(cudaMemcpy3DParms, dstPtr, 96);
 RACETRACK_FIELD_AT(cudaMemcpy3DParms, extent, 128);
 RACETRACK_FIELD_AT(cudaMemcpy3DParms, kind, 152);
 
+// cudaMemcpy3D[Async] and cudaMemcpy3DPeer[Async] (cudaMemcpy3DPeerParms:
+// the same sides, device to device across devices; the copy's PTOP record
+// makes it a COPY_P2P).
 template <class Params>
 bool read_runtime_copy_3d(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
   RACETRACK_FIELD_AT(Params, p, 0);
   if constexpr (requires(const Params& q) { q.stream; }) RACETRACK_FIELD_AT(Params, stream, 8);
   if (p.p == nullptr) return read_stream(p, event);  // recorded, its ends unknown
-  const cudaMemcpy3DParms& c = *p.p;
-  event.value = static_cast<uint32_t>(c.kind);
+  const auto& c = *p.p;
+  if constexpr (requires { c.kind; }) {
+    event.value = static_cast<uint32_t>(c.kind);
+  } else {
+    event.value = kDeviceToDevice;
+  }
   // With an array taking part, the extent (and the array's position) counts
   // the array's elements; else bytes.
   const bool in_elements = c.srcArray != nullptr || c.dstArray != nullptr;
@@ -135,12 +142,14 @@ RACETRACK_FIELD_AT(CUDA_MEMCPY3D, dstHeight, 168);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D, WidthInBytes, 176);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D, Depth, 192);
 
+// cuMemcpy3D[Async]_v2 and cuMemcpy3DPeer[Async] (CUDA_MEMCPY3D_PEER: the
+// same sides, each with its context).
 template <class Params>
 bool read_driver_copy_3d(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
   RACETRACK_FIELD_AT(Params, pCopy, 0);
   if constexpr (requires(const Params& q) { q.hStream; }) RACETRACK_FIELD_AT(Params, hStream, 8);
   if (p.pCopy == nullptr) return read_stream(p, event);  // recorded, its ends unknown
-  const CUDA_MEMCPY3D& c = *p.pCopy;
+  const auto& c = *p.pCopy;
   Side dst = driver_side_3d(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY,
                             c.dstZ, c.dstPitch, c.dstHeight);
   Side src = driver_side_3d(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY,
@@ -152,8 +161,6 @@ bool read_driver_copy_3d(const Params& p, DriverQueries&, ApiEvent& event, Paylo
   return read_stream(p, event);
 }
 
-// cudaMemcpy3DPeer[Async]: a 3D copy between two devices' memory; the
-// copy's record (PTOP, with both device ids) makes it a COPY_P2P.
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, srcArray, 0);
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, srcPos, 8);
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, srcPtr, 32);
@@ -161,21 +168,6 @@ RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, dstArray, 72);
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, dstPos, 80);
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, dstPtr, 104);
 RACETRACK_FIELD_AT(cudaMemcpy3DPeerParms, extent, 144);
-
-template <class Params>
-bool read_runtime_peer_copy_3d(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
-  RACETRACK_FIELD_AT(Params, p, 0);
-  if constexpr (requires(const Params& q) { q.stream; }) RACETRACK_FIELD_AT(Params, stream, 8);
-  if (p.p == nullptr) return read_stream(p, event);  // recorded, its ends unknown
-  const cudaMemcpy3DPeerParms& c = *p.p;
-  event.value = kDeviceToDevice;
-  const bool in_elements = c.srcArray != nullptr || c.dstArray != nullptr;
-  if (!write_pitched(runtime_side(c.dstArray, c.dstPtr, c.dstPos),
-                     runtime_side(c.srcArray, c.srcPtr, c.srcPos), c.extent.width, c.extent.height,
-                     c.extent.depth, event, payload, in_elements))
-    return false;
-  return read_stream(p, event);
-}
 
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, srcXInBytes, 0);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, srcZ, 16);
@@ -192,24 +184,6 @@ RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, dstPitch, 160);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, dstHeight, 168);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, WidthInBytes, 176);
 RACETRACK_FIELD_AT(CUDA_MEMCPY3D_PEER, Depth, 192);
-
-// cuMemcpy3DPeer[Async]: CUDA_MEMCPY3D's sides, each with its context.
-template <class Params>
-bool read_driver_peer_copy_3d(const Params& p, DriverQueries&, ApiEvent& event, Payload& payload) {
-  RACETRACK_FIELD_AT(Params, pCopy, 0);
-  if constexpr (requires(const Params& q) { q.hStream; }) RACETRACK_FIELD_AT(Params, hStream, 8);
-  if (p.pCopy == nullptr) return read_stream(p, event);  // recorded, its ends unknown
-  const CUDA_MEMCPY3D_PEER& c = *p.pCopy;
-  Side dst = driver_side_3d(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY,
-                            c.dstZ, c.dstPitch, c.dstHeight);
-  Side src = driver_side_3d(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY,
-                            c.srcZ, c.srcPitch, c.srcHeight);
-  if (c.Depth <= 1) dst.slice_pitch = src.slice_pitch = 0;
-  event.value = driver_direction(c.dstMemoryType, c.srcMemoryType);
-  if (!write_pitched(dst, src, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth, event, payload))
-    return false;
-  return read_stream(p, event);
-}
 
 constexpr CallSpec kPitchedCopyCalls[] = {
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, kMemcpy, 0,
@@ -249,21 +223,21 @@ constexpr CallSpec kPitchedCopyCalls[] = {
         in<read_driver_copy_3d<cuMemcpy3DAsync_v2_ptsz_params>>),
 
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000, kMemcpy, 0,
-       in<read_runtime_peer_copy_3d<cudaMemcpy3DPeer_v4000_params>>),
+       in<read_runtime_copy_3d<cudaMemcpy3DPeer_v4000_params>>),
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000, kMemcpy, kPts,
-       in<read_runtime_peer_copy_3d<cudaMemcpy3DPeer_ptds_v7000_params>>),
+       in<read_runtime_copy_3d<cudaMemcpy3DPeer_ptds_v7000_params>>),
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000, kMemcpy, kAsync,
-       in<read_runtime_peer_copy_3d<cudaMemcpy3DPeerAsync_v4000_params>>),
+       in<read_runtime_copy_3d<cudaMemcpy3DPeerAsync_v4000_params>>),
     rt(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000, kMemcpy, kAsync | kPts,
-       in<read_runtime_peer_copy_3d<cudaMemcpy3DPeerAsync_ptsz_v7000_params>>),
+       in<read_runtime_copy_3d<cudaMemcpy3DPeerAsync_ptsz_v7000_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer, kMemcpy, 0,
-        in<read_driver_peer_copy_3d<cuMemcpy3DPeer_params>>),
+        in<read_driver_copy_3d<cuMemcpy3DPeer_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer_ptds, kMemcpy, kPts,
-        in<read_driver_peer_copy_3d<cuMemcpy3DPeer_ptds_params>>),
+        in<read_driver_copy_3d<cuMemcpy3DPeer_ptds_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync, kMemcpy, kAsync,
-        in<read_driver_peer_copy_3d<cuMemcpy3DPeerAsync_params>>),
+        in<read_driver_copy_3d<cuMemcpy3DPeerAsync_params>>),
     drv(CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync_ptsz, kMemcpy, kAsync | kPts,
-        in<read_driver_peer_copy_3d<cuMemcpy3DPeerAsync_ptsz_params>>),
+        in<read_driver_copy_3d<cuMemcpy3DPeerAsync_ptsz_params>>),
 };
 static_assert(!has_duplicates(kPitchedCopyCalls));
 

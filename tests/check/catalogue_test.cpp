@@ -121,12 +121,6 @@ void insert_op(v1::Chunk& trace, int at, const v1::Op& op) {
   renumber(trace);
 }
 
-v1::Chunk load(const std::string& name) {
-  auto trace = load_trace(sample(name));
-  EXPECT_TRUE(trace.ok()) << trace.error().describe();
-  return trace.ok() ? *trace : v1::Chunk{};
-}
-
 uint32_t stream_named(const v1::Chunk& trace, const std::string& name) {
   for (const v1::Stream& s : trace.streams())
     if (trace.strings(static_cast<int>(s.name()) - 1) == name) return s.id();
@@ -137,7 +131,7 @@ uint32_t stream_named(const v1::Chunk& trace, const std::string& name) {
 // DeepSpeed#7898's other half: the event is recorded on the producer's
 // stream, but the wait is issued on the default stream, not the consumer's.
 TEST(WrongWait, WaitIssuedOnAnotherStreamIsNamed) {
-  v1::Chunk trace = load("c9_default_stream_wait.clean.pbtxt");
+  v1::Chunk trace = load_sample("c9_default_stream_wait.clean.pbtxt");
   ASSERT_EQ(trace.ops(2).what_case(), v1::Op::kWait);
   trace.mutable_ops(2)->set_stream(stream_named(trace, "default"));
   TempDir dir;
@@ -175,7 +169,7 @@ int index_of_record(const v1::Chunk& trace, uint32_t event) {
 }
 
 TEST(ThreeStreamReuse, TheRaceSampleIsAReuseHazardAgainstTheCommunicationStream) {
-  const race::CheckResult r = check_all(load("c11_three_stream_reuse.race.pbtxt"));
+  const race::CheckResult r = check_all(load_sample("c11_three_stream_reuse.race.pbtxt"));
   ASSERT_EQ(r.all.size(), 1u);
   EXPECT_EQ(r.all[0].cls, race::HazardClass::kReuse);
   EXPECT_EQ(r.all[0].first.seq, 5u);    // the all-reduce on nccl
@@ -183,7 +177,7 @@ TEST(ThreeStreamReuse, TheRaceSampleIsAReuseHazardAgainstTheCommunicationStream)
 }
 
 TEST(ThreeStreamReuse, AJoinThatReachesTheCommunicationStreamThroughTheCopyStreamOrdersTheReuse) {
-  v1::Chunk trace = load("c11_three_stream_reuse.race.pbtxt");
+  v1::Chunk trace = load_sample("c11_three_stream_reuse.race.pbtxt");
   const uint32_t copy = stream_named(trace, "copy");
   constexpr uint32_t kAllReduceDone = 2, kCopyToCompute = 3;  // e_n, e_x
   insert_op(trace, index_of_record(trace, kCopyToCompute), wait_on(copy, kAllReduceDone));
@@ -192,7 +186,7 @@ TEST(ThreeStreamReuse, AJoinThatReachesTheCommunicationStreamThroughTheCopyStrea
 }
 
 TEST(ThreeStreamReuse, AJoinIssuedAfterTheCopyStreamsRecordDoesNotReachIt) {
-  v1::Chunk trace = load("c11_three_stream_reuse.race.pbtxt");
+  v1::Chunk trace = load_sample("c11_three_stream_reuse.race.pbtxt");
   const uint32_t copy = stream_named(trace, "copy");
   constexpr uint32_t kAllReduceDone = 2, kCopyToCompute = 3;
   insert_op(trace, index_of_record(trace, kCopyToCompute) + 1, wait_on(copy, kAllReduceDone));

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "racetrack/traces/describe.h"
+#include "racetrack/traces/trace_io.h"
 #include "racetrack/traces/validate.h"
 
 namespace racetrack::check_test {
@@ -67,6 +68,12 @@ std::vector<race::FixEdit> fix_edits_for(const std::vector<race::Hazard>& hazard
     if (f.available) edits.push_back(f.edit);
   }
   return edits;
+}
+
+v1::Chunk load_sample(const std::string& file) {
+  auto trace = load_trace(std::string(RACETRACK_SAMPLES_DIR) + "/" + file);
+  EXPECT_TRUE(trace.ok()) << trace.error().describe();
+  return trace.ok() ? *trace : v1::Chunk{};
 }
 
 v1::Chunk apply_edits(const v1::Chunk& trace, std::vector<race::FixEdit> edits) {

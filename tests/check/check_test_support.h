@@ -35,6 +35,10 @@ race::CheckOptions keep_all_options();
 race::CheckResult check_all(const v1::Chunk& trace, race::CheckOptions options = keep_all_options());
 HazardSet hazard_set(const race::CheckResult& result);
 
+// A sample of traces/samples by file name; a failure (and an empty trace)
+// when it does not load.
+v1::Chunk load_sample(const std::string& file);
+
 // The Validator's messages for a one-chunk trace (empty when valid).
 std::vector<std::string> validation_errors(const v1::Chunk& trace);
 

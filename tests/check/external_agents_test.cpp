@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "check_test_support.h"
-#include "racetrack/traces/trace_io.h"
 
 namespace racetrack::check_test {
 namespace {
@@ -13,23 +12,17 @@ namespace {
 using race::HazardClass;
 using race::HazardKind;
 
-v1::Chunk sample(const std::string& name) {
-  auto trace = load_trace(std::string(RACETRACK_SAMPLES_DIR) + "/" + name);
-  EXPECT_TRUE(trace.ok()) << trace.error().describe();
-  return trace.ok() ? *trace : v1::Chunk{};
-}
-
 TEST(ExternalAgents, CompletionObservedButNotWaitedForIsAHazardNamingTheAgent) {
-  const v1::Chunk trace = sample("c14_external_agent.race.pbtxt");
+  const v1::Chunk trace = load_sample("c14_external_agent.race.pbtxt");
   const race::CheckResult r = expect_hazards(trace, {{2, 3, HazardKind::kRaw, HazardClass::kCopyVsCompute}});
   EXPECT_EQ(r.tables->string(r.all.at(0).first.external_agent), "nixl_rdma");
   EXPECT_EQ(r.all.at(0).first.external_seq, 1u);
   expect_fixes_clean(trace);
-  expect_clean(sample("c14_external_agent.clean.pbtxt"));
+  expect_clean(load_sample("c14_external_agent.clean.pbtxt"));
 }
 
 TEST(ExternalAgents, WithoutTheAnnotationNothingIsSeen) {
-  v1::Chunk trace = sample("c14_external_agent.race.pbtxt");
+  v1::Chunk trace = load_sample("c14_external_agent.race.pbtxt");
   trace.mutable_ops(0)->mutable_annotation()->set_kind(v1::ANNOTATE_MARK);
   expect_clean(trace);
 }
@@ -37,7 +30,7 @@ TEST(ExternalAgents, WithoutTheAnnotationNothingIsSeen) {
 TEST(ExternalAgents, UseBeforeTheCompletionIsObservedIsAHazardWhateverTheOrder) {
   // The kernel runs on the connector's own stream before the record: stream
   // order cannot cover an access the agent is still making.
-  v1::Chunk trace = sample("c14_external_agent.race.pbtxt");
+  v1::Chunk trace = load_sample("c14_external_agent.race.pbtxt");
   v1::Op kernel = trace.ops(2);
   kernel.set_stream(2);
   kernel.set_seq(2);
@@ -54,7 +47,7 @@ TEST(ExternalAgents, UseBeforeTheCompletionIsObservedIsAHazardWhateverTheOrder) 
 // The agent's completion observed by the host (EXTERNAL_DONE on thread 1):
 // work thread 1 submits afterwards is ordered after it; thread 2's is not.
 v1::Chunk done_on_host(uint32_t reader_thread) {
-  v1::Chunk trace = sample("c14_external_agent.race.pbtxt");
+  v1::Chunk trace = load_sample("c14_external_agent.race.pbtxt");
   trace.mutable_ops(0)->mutable_annotation()->set_done_event(0);
   v1::Op& done = *trace.mutable_ops(1);
   done.Clear();
@@ -74,7 +67,7 @@ TEST(ExternalAgents, ExternalDoneOrdersTheThreadThatObservedIt) {
 }
 
 TEST(ExternalAgents, ValidatorWantsAnAgentAndBytes) {
-  v1::Chunk trace = sample("c14_external_agent.race.pbtxt");
+  v1::Chunk trace = load_sample("c14_external_agent.race.pbtxt");
   trace.mutable_ops(0)->mutable_annotation()->set_agent(0);
   trace.mutable_ops(0)->mutable_annotation()->mutable_access()->set_size(0);
   const auto errors = validation_errors(trace);

@@ -6,19 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "check_test_support.h"
-#include "racetrack/traces/trace_io.h"
 
 namespace racetrack::check_test {
 namespace {
 
 using race::HazardClass;
 using race::HazardKind;
-
-v1::Chunk sample(const std::string& name) {
-  auto trace = load_trace(std::string(RACETRACK_SAMPLES_DIR) + "/" + name);
-  EXPECT_TRUE(trace.ok()) << trace.error().describe();
-  return trace.ok() ? *trace : v1::Chunk{};
-}
 
 v1::Op& op_at(v1::Chunk& trace, uint64_t seq) {
   for (v1::Op& op : *trace.mutable_ops())
@@ -29,7 +22,7 @@ v1::Op& op_at(v1::Chunk& trace, uint64_t seq) {
 
 TEST(GraphLifetimes, CapturedAddressFreedIsAHazardThoughTheLaunchIsOrdered) {
   // Every op is on one stream: only the lifetime rule can report this.
-  const v1::Chunk trace = sample("c16_graph_freed_input.race.pbtxt");
+  const v1::Chunk trace = load_sample("c16_graph_freed_input.race.pbtxt");
   const race::CheckResult r =
       expect_hazards(trace, {{7, 10, HazardKind::kRaw, HazardClass::kReuse, 0, 0, 0, 1}});
   ASSERT_EQ(r.all.size(), 1u);
@@ -41,13 +34,13 @@ TEST(GraphLifetimes, CapturedAddressFreedIsAHazardThoughTheLaunchIsOrdered) {
 }
 
 TEST(GraphLifetimes, WithoutCapturedSeqTheLaunchResolvesAtTheLaunch) {
-  v1::Chunk trace = sample("c16_graph_freed_input.race.pbtxt");
+  v1::Chunk trace = load_sample("c16_graph_freed_input.race.pbtxt");
   op_at(trace, 10).mutable_graph()->set_captured_seq(0);
   expect_clean(trace);
 }
 
 TEST(GraphLifetimes, ReCaptureFixNamesTheNewCaptureAndChecksClean) {
-  const v1::Chunk trace = sample("c16_graph_freed_input.race.pbtxt");
+  const v1::Chunk trace = load_sample("c16_graph_freed_input.race.pbtxt");
   expect_fixes_clean(trace);
   const race::CheckResult r = check_all(trace);
   const v1::Chunk fixed = apply_edits(trace, fix_edits_for(r.all, *r.tables));
@@ -63,18 +56,18 @@ TEST(GraphLifetimes, ReCaptureFixNamesTheNewCaptureAndChecksClean) {
 }
 
 TEST(GraphLifetimes, UnjoinedSideStreamIsReportedAtTheCaptureEnd) {
-  const v1::Chunk trace = sample("c16_unjoined_side_stream.race.pbtxt");
+  const v1::Chunk trace = load_sample("c16_unjoined_side_stream.race.pbtxt");
   const race::CheckResult r = expect_hazards(
       trace, {{5, 7, HazardKind::kRaw, HazardClass::kComputeVsCompute, 1, 1}});  // side_out: access 1
   EXPECT_EQ(r.all.at(0).second.graph_lifetime, race::GraphLifetime::kUnjoinedCapture);
   expect_fixes_clean(trace);
-  expect_clean(sample("c16_unjoined_side_stream.clean.pbtxt"));
+  expect_clean(load_sample("c16_unjoined_side_stream.clean.pbtxt"));
 }
 
 TEST(GraphLifetimes, CapturedOpsAreNotRun) {
   // The captured side_proj (seq 5) writes side_out; a host read of it
   // after the capture races nothing, since the capture ran nothing.
-  v1::Chunk trace = sample("c16_unjoined_side_stream.clean.pbtxt");
+  v1::Chunk trace = load_sample("c16_unjoined_side_stream.clean.pbtxt");
   v1::Op& end = op_at(trace, 9);
   ASSERT_TRUE(end.has_capture());
   v1::Op host;
@@ -90,7 +83,7 @@ TEST(GraphLifetimes, CapturedOpsAreNotRun) {
 }
 
 TEST(GraphLifetimes, GraphPoolAliasIsAReuseHazardOnlyWhenUnordered) {
-  const v1::Chunk trace = sample("c16_graph_pool_alias.race.pbtxt");
+  const v1::Chunk trace = load_sample("c16_graph_pool_alias.race.pbtxt");
   const race::CheckResult r =
       expect_hazards(trace, {{11, 12, HazardKind::kWar, HazardClass::kReuse, 0, 1, 0, 1}});
   for (const race::Hazard& h : r.all) {
@@ -98,11 +91,11 @@ TEST(GraphLifetimes, GraphPoolAliasIsAReuseHazardOnlyWhenUnordered) {
     EXPECT_EQ(r.tables->string(h.second.captured_label), "tmp");
   }
   expect_fixes_clean(trace);
-  expect_clean(sample("c16_graph_pool_alias.clean.pbtxt"));
+  expect_clean(load_sample("c16_graph_pool_alias.clean.pbtxt"));
 }
 
 TEST(GraphLifetimes, ValidatorRejectsACapturedSeqThatIsNoCaptureEnd) {
-  v1::Chunk trace = sample("c16_graph_freed_input.race.pbtxt");
+  v1::Chunk trace = load_sample("c16_graph_freed_input.race.pbtxt");
   op_at(trace, 10).mutable_graph()->set_captured_seq(3);
   const auto errors = validation_errors(trace);
   ASSERT_EQ(errors.size(), 1u);
@@ -110,7 +103,7 @@ TEST(GraphLifetimes, ValidatorRejectsACapturedSeqThatIsNoCaptureEnd) {
 }
 
 TEST(GraphLifetimes, ValidatorRejectsAnEndWithoutABegin) {
-  v1::Chunk trace = sample("c16_graph_freed_input.race.pbtxt");
+  v1::Chunk trace = load_sample("c16_graph_freed_input.race.pbtxt");
   op_at(trace, 2).mutable_capture()->set_phase(v1::CAPTURE_END);
   const auto errors = validation_errors(trace);
   ASSERT_FALSE(errors.empty());

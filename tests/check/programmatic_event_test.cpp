@@ -18,12 +18,6 @@ std::string sample(const std::string& name) {
   return std::string(RACETRACK_SAMPLES_DIR) + "/" + name + ".pbtxt";
 }
 
-v1::Chunk load(const std::string& name) {
-  auto trace = load_trace(sample(name));
-  EXPECT_TRUE(trace) << trace.error().describe();
-  return trace ? *trace : v1::Chunk{};
-}
-
 v1::Kernel& kernel_at(v1::Chunk& trace, int index) {
   return *trace.mutable_ops(index)->mutable_kernel();
 }
@@ -34,7 +28,7 @@ const std::vector<Expected> kDependent = {
 const std::vector<Expected> kHost = {{1, 3, race::HazardKind::kRaw, race::HazardClass::kHostVsDevice}};
 
 TEST(ProgrammaticEventCheck, ACopyWaitingOnItRacesTheKernel) {
-  const race::CheckResult r = expect_hazards(load("c15_programmatic_event_copy.race"), kCopy);
+  const race::CheckResult r = expect_hazards(load_sample("c15_programmatic_event_copy.race.pbtxt"), kCopy);
   ASSERT_EQ(r.all.size(), 1u);
   EXPECT_EQ(r.all[0].programmatic.wait_seq, 2u);
   EXPECT_EQ(r.all[0].confidence, race::Confidence::kLikely) << "where the kernel triggers is not read";
@@ -44,7 +38,7 @@ TEST(ProgrammaticEventCheck, ACopyWaitingOnItRacesTheKernel) {
 TEST(ProgrammaticEventCheck, WithoutTheAttributeTheWaitIsOnANeverRecordedEvent) {
   // The same program without the attribute: the wait binds to nothing, the
   // copy is unordered, and nothing says it was programmatic.
-  v1::Chunk trace = load("c15_programmatic_event_copy.race");
+  v1::Chunk trace = load_sample("c15_programmatic_event_copy.race.pbtxt");
   kernel_at(trace, 0).set_programmatic_event(0);
   const race::CheckResult r = expect_hazards(trace, kCopy);
   EXPECT_EQ(r.all[0].programmatic.wait_seq, 0u);
@@ -52,11 +46,11 @@ TEST(ProgrammaticEventCheck, WithoutTheAttributeTheWaitIsOnANeverRecordedEvent) 
 }
 
 TEST(ProgrammaticEventCheck, AnOrdinaryEventAfterTheKernelIsClean) {
-  expect_clean(load("c15_programmatic_event_copy.clean"));
+  expect_clean(load_sample("c15_programmatic_event_copy.clean.pbtxt"));
 }
 
 TEST(ProgrammaticEventCheck, ADependentKernelWithoutTheGridWaitRaces) {
-  const race::CheckResult r = expect_hazards(load("c15_programmatic_event_dependent.race"), kDependent);
+  const race::CheckResult r = expect_hazards(load_sample("c15_programmatic_event_dependent.race.pbtxt"), kDependent);
   ASSERT_EQ(r.all.size(), 1u);
   EXPECT_TRUE(r.all[0].programmatic.dependent_kernel);
   EXPECT_EQ(r.all[0].programmatic.dependent_wait, hb::PdlWait::kNone);
@@ -64,11 +58,11 @@ TEST(ProgrammaticEventCheck, ADependentKernelWithoutTheGridWaitRaces) {
 }
 
 TEST(ProgrammaticEventCheck, ADependentKernelThatWaitsIsOrdered) {
-  expect_clean(load("c15_programmatic_event_dependent.clean"));
+  expect_clean(load_sample("c15_programmatic_event_dependent.clean.pbtxt"));
 }
 
 TEST(ProgrammaticEventCheck, ADependentKernelWithUnknownCodeIsPossible) {
-  v1::Chunk trace = load("c15_programmatic_event_dependent.clean");
+  v1::Chunk trace = load_sample("c15_programmatic_event_dependent.clean.pbtxt");
   kernel_at(trace, 2).set_module(0);  // no machine code for the dependent
   const race::CheckResult r = expect_hazards(trace, kDependent);
   EXPECT_EQ(r.all[0].confidence, race::Confidence::kPossible);
@@ -79,7 +73,7 @@ TEST(ProgrammaticEventCheck, ADependentKernelWithUnknownCodeIsPossible) {
 TEST(ProgrammaticEventCheck, AWaitingKernelBehindACopyIsNoDependent) {
   // A copy between the wait and the kernel: the kernel is not the
   // dependent launch, and its grid-dependency wait orders nothing.
-  v1::Chunk trace = load("c15_programmatic_event_dependent.clean");
+  v1::Chunk trace = load_sample("c15_programmatic_event_dependent.clean.pbtxt");
   v1::Op gemm = trace.ops(2);
   v1::Op& copy = *trace.mutable_ops(2);
   copy.clear_kernel();
@@ -97,11 +91,11 @@ TEST(ProgrammaticEventCheck, AWaitingKernelBehindACopyIsNoDependent) {
 }
 
 TEST(ProgrammaticEventCheck, TheHostSynchronisingOnItRacesTheKernel) {
-  const race::CheckResult r = expect_hazards(load("c15_programmatic_event_host.race"), kHost);
+  const race::CheckResult r = expect_hazards(load_sample("c15_programmatic_event_host.race.pbtxt"), kHost);
   EXPECT_EQ(r.all[0].programmatic.wait_seq, 2u);
   EXPECT_TRUE(r.all[0].programmatic.at_block_start);
   EXPECT_EQ(r.all[0].confidence, race::Confidence::kDefinite) << "every block triggers as it starts";
-  expect_clean(load("c15_programmatic_event_host.clean"));
+  expect_clean(load_sample("c15_programmatic_event_host.clean.pbtxt"));
 }
 
 TEST(ProgrammaticEventCheck, ExplanationNamesTheEventAndTheFixAnOrdinaryOne) {

@@ -436,7 +436,7 @@ std::string shape_param_name(const ::testing::TestParamInfo<int>& param) {
   return std::string(shape_name(static_cast<HazardShape>(param.param)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, LoweredFarPair, ::testing::ValuesIn(sim_test::simulated_shapes()),
+INSTANTIATE_TEST_SUITE_P(Shapes, LoweredFarPair, ::testing::ValuesIn(sim_test::lowered_shapes()),
                          shape_param_name);
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST_P(FarPair, EveryDefiniteHazardManifestsUnderTracedTiming) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FarPair,
-                         ::testing::Combine(::testing::ValuesIn(sim_test::simulated_shapes()),
+                         ::testing::Combine(::testing::ValuesIn(sim_test::replayed_far_shapes()),
                                             ::testing::Values(1, 2, 3)),
                          sim_test::shape_seed_name);
 
