@@ -8,12 +8,6 @@ namespace {
 
 using enum ApiKind;
 
-// cudaMemcpyKind numbers, also used for the driver's direction-named copies.
-constexpr uint32_t kHostToDevice = 1;
-constexpr uint32_t kDeviceToHost = 2;
-constexpr uint32_t kDeviceToDevice = 3;
-constexpr uint32_t kCopyDefault = 4;  // direction inferred from the addresses
-
 template <class Params>
 bool read_runtime_copy(const Params& p, ApiEvent& event) {
   RACETRACK_FIELD_AT(Params, dst, 0);

@@ -153,6 +153,11 @@ uint64_t out_value(const T* out) {
   return out != nullptr ? u64(*out) : 0;
 }
 
+// cudaMemcpyKind numbers, which the driver's copies use too (kCopyDefault:
+// the direction follows the addresses).
+inline constexpr uint32_t kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3,
+                          kCopyDefault = 4;
+
 // cudaStreamPerThread == CU_STREAM_PER_THREAD.
 constexpr uint64_t kPerThreadStreamHandle = 0x2;
 

@@ -24,10 +24,6 @@ inline Side array_side(uint64_t handle, uint64_t x, uint64_t y = 0, uint64_t z =
   return {handle, 0, 0, true, x, y, z};
 }
 
-// cudaMemcpyKind numbers, which the driver copies use too.
-inline constexpr uint32_t kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3,
-                          kCopyDefault = 4;
-
 // The pitched words, then the array words, of a copy between two sides
 // (kShapeWords of them into `out`); `bits` adds
 // kInElements / kPitchesInElements.

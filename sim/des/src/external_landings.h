@@ -30,10 +30,6 @@ class ExternalLandings {
 
   race::ExternalAgents agents_;
   std::vector<race::ExternalAccess> completed_;
-  struct Pending {
-    uint32_t agent, done_event;
-  };
-  std::vector<Pending> pending_;  // declarations not yet observed
 };
 
 }  // namespace racetrack::des

@@ -1,8 +1,14 @@
 #include "racetrack/race/external_agents.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace racetrack::race {
+
+void ExternalAgents::drain(std::vector<ExternalAccess>& out) {
+  out = std::move(in_flight_);
+  in_flight_.clear();
+}
 
 void ExternalAgents::on_op(const v1::Op& op, const AccessResolver& resolver,
                            std::vector<ExternalAccess>& completed) {

@@ -37,6 +37,9 @@ class ExternalAgents {
   // The in-flight accesses that conflict with `a`.
   void conflicting(const ResolvedAccess& a, std::vector<const ExternalAccess*>& out) const;
   bool any_in_flight() const { return !in_flight_.empty(); }
+  // Moves every access still in flight to `out` (after the last op: what
+  // nothing observed).
+  void drain(std::vector<ExternalAccess>& out);
 
  private:
   std::vector<ExternalAccess> in_flight_;
