@@ -226,8 +226,15 @@ Epoch HappensBefore::tick(StreamState& s) {
   return Epoch{s.agent, s.clock.tick(s.agent)};
 }
 
+bool HappensBefore::can_apply(const v1::Op& op) const {
+  if (op.thread() == 0 || op.thread() > threads_.size()) return false;
+  const bool needs_stream = is_device_op(op) || (op.has_sync() && op.sync().kind() == v1::SYNC_STREAM) ||
+                            (op.has_query() && op.query().kind() == v1::QUERY_STREAM);
+  return !needs_stream || (op.stream() != 0 && op.stream() <= streams_.size());
+}
+
 std::string HappensBefore::cannot_apply(const v1::Op& op) const {
-  // The prefix is built only for a message: this runs for every op.
+  if (can_apply(op)) return {};
   auto where = [&] { return "op seq " + std::to_string(op.seq()) + ": "; };
   if (op.thread() == 0 || op.thread() > threads_.size())
     return where() + "names host thread " + std::to_string(op.thread()) + ", which is not defined";

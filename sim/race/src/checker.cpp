@@ -128,7 +128,10 @@ struct Checker::State {
   ShadowMemory shadow;
   std::deque<HazardSide> sides;  // grows in blocks: no copies as it grows
   std::vector<uint32_t> free_sides;
-  size_t gc_threshold = 1 << 16;
+  // The last region new_side looked up, and its label (0: none).
+  uint32_t label_region = 0, region_label = 0;
+  // Small enough that the table stays in cache between collections.
+  size_t gc_threshold = 1 << 12;
   std::vector<ResolvedAccess> accesses;
   std::vector<Conflict> conflicts;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_index;
@@ -158,25 +161,34 @@ HazardSide Checker::State::op_side(const v1::Op& op) {
 
 uint32_t Checker::State::new_side(const HazardSide& of_op, const v1::Op& op, const ResolvedAccess& a,
                                   uint32_t agent) {
-  HazardSide s = of_op;
+  collect_garbage();
+  uint32_t id;
+  if (!free_sides.empty()) {
+    id = free_sides.back();
+    free_sides.pop_back();
+    sides[id] = of_op;
+  } else {
+    id = static_cast<uint32_t>(sides.size());
+    sides.push_back(of_op);
+  }
+  HazardSide& s = sides[id];  // filled in place: a side is large
   if (op.has_graph() && a.node && a.node <= static_cast<uint32_t>(op.graph().nodes_size()) &&
       op.graph().nodes(static_cast<int>(a.node - 1)).has_kernel())
     s.name = op.graph().nodes(static_cast<int>(a.node - 1)).kernel().name();
   s.agent = agent;
   s.access = a;
-  if (const RegionInfo* r = resolver.region(a.region)) s.region_label = r->label;
-  if (!free_sides.empty()) {
-    const uint32_t id = free_sides.back();
-    free_sides.pop_back();
-    sides[id] = s;
-    return id;
+  if (a.region != label_region) {
+    const RegionInfo* r = resolver.region(a.region);
+    label_region = a.region;
+    region_label = r ? r->label : 0;
   }
-  sides.push_back(s);
-  return static_cast<uint32_t>(sides.size() - 1);
+  s.region_label = region_label;
+  return id;
 }
 
 // Sides no shadow entry refers to any more are reused, so the table stays
-// as small as the live shadow state.
+// as small as the live shadow state. Safe before any new side: every side
+// made so far is in the shadow memory or no longer used.
 void Checker::State::collect_garbage() {
   if (!free_sides.empty() || sides.size() < gc_threshold) return;
   std::vector<bool> used(sides.size(), false);
@@ -356,8 +368,8 @@ void Checker::State::report_unjoined(const v1::Op& work, const v1::Op& end, cons
 
 void Checker::State::process(const v1::Op& op) {
   if (bad_input) return;
-  if (std::string why = hb.cannot_apply(op); !why.empty()) {
-    bad_input = why + " (racetrack validate lists every problem)";
+  if (!hb.can_apply(op)) {
+    bad_input = hb.cannot_apply(op) + " (racetrack validate lists every problem)";
     return;
   }
   if (graphs.is_captured(op)) {
@@ -474,7 +486,6 @@ std::optional<std::string> Checker::bad_input() const {
 }
 
 void Checker::add_entities(const v1::Chunk& chunk) {
-  s_->collect_garbage();
   s_->tables.add(chunk);
   s_->hb.add_entities(chunk);
   s_->resolver.add_entities(chunk, s_->tables);

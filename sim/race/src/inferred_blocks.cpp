@@ -22,6 +22,13 @@ size_t InferredBlocks::insert(Boundaries& b, uint64_t at) {
   return position;
 }
 
+void InferredBlocks::add_boundary(uint32_t region, uint64_t at) {
+  Known& known = known_[(at >> 4 ^ at >> 14 ^ region) % known_.size()];
+  if (known.region == region && known.at == at && known.forgets == forgets_) return;
+  insert(of(region), at);
+  known = {region, at, forgets_};
+}
+
 InferredBlocks::Mark InferredBlocks::add_pointer(uint32_t region, uint64_t p) {
   Recent& recent = recent_[(p >> 4 ^ p >> 14 ^ region) % recent_.size()];
   if (recent.region == region && recent.mark.boundaries && recent.mark.at == p &&
@@ -43,6 +50,7 @@ uint64_t InferredBlocks::block_end(const Mark& m, uint64_t region_end) const {
 void InferredBlocks::forget(uint32_t region) {
   if (last_region_ == region) last_ = nullptr;
   ++generation_;  // recent marks may point into the forgotten boundaries
+  ++forgets_;
   boundaries_.erase(region);
 }
 

@@ -118,6 +118,8 @@ class HappensBefore {
   // never fail this. Events need no definition: one never recorded orders
   // nothing.
   std::string cannot_apply(const v1::Op& op) const;
+  // The same as a test, building no message (it runs for every op).
+  bool can_apply(const v1::Op& op) const;
   // Applies one op; ops must come in submission order. Once exceeded() is
   // set the state is incomplete: stop applying.
   OpOrder apply(const v1::Op& op);

@@ -30,7 +30,7 @@ class InferredBlocks {
     uint64_t generation = 0;
   };
 
-  void add_boundary(uint32_t region, uint64_t at) { insert(of(region), at); }
+  void add_boundary(uint32_t region, uint64_t at);
   Mark add_pointer(uint32_t region, uint64_t p);
   // The end of the block starting at the marked pointer: the next boundary,
   // or the allocation's end.
@@ -55,6 +55,14 @@ class InferredBlocks {
     Mark mark;
   };
   std::array<Recent, 1024> recent_{};
+  // Copies and memsets give the same range ends every iteration: those
+  // known to be boundaries already, valid until an allocation is forgotten.
+  struct Known {
+    uint32_t region = 0;
+    uint64_t at = 0, forgets = 0;
+  };
+  std::array<Known, 1024> known_{};
+  uint64_t forgets_ = 0;
 };
 
 }  // namespace racetrack::race
