@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "racetrack/traces/synth.h"
@@ -68,6 +69,20 @@ inline uint64_t decode_all(const std::string& path) {
     ops += (*chunk)->ops_size();
   }
   return ops;
+}
+
+// How much a second core gives here: the time two decodes of `path` take
+// side by side, over one alone (1.0: two real cores; 2.0: they share one).
+// check overlaps its decode with checking, so its ratios to decode depend
+// on it.
+inline double side_by_side_slowdown(const std::string& path) {
+  const double alone = best_seconds(3, [&] { decode_all(path); });
+  const double pair = best_seconds(3, [&] {
+    std::thread other([&] { decode_all(path); });
+    decode_all(path);
+    other.join();
+  });
+  return pair / alone;
 }
 
 // Sizes to run: 10^5 and 10^6 always; 10^7 with --large.
