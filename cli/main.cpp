@@ -4,6 +4,7 @@
 
 #include "closest_match.h"
 #include "commands.h"
+#include "memory_limit.h"
 
 namespace {
 
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
   racetrack::cli::add_replay(app, exit_code);
   racetrack::cli::add_capture(app, exit_code);
   racetrack::cli::add_modes(app, exit_code);
+  // Every command but capture, whose program would inherit the limit.
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name() != "capture") racetrack::cli::add_memory_limit(*sub);
   if (unknown_subcommand(app, argc, argv)) return racetrack::cli::kExitBadInput;
   try {
     app.parse(argc, argv);

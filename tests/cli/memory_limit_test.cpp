@@ -1,0 +1,91 @@
+// Every command but capture runs under a stated memory limit
+// (--max-memory-mib): past it, the command says which limit it reached and
+// exits 2, and its input is untouched; within it, nothing changes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "memory_limit.h"
+#include "run_cli.h"
+#include "test_support.h"
+
+namespace racetrack {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CliRun;
+using testing::shell_quote;
+using testing::TempDir;
+
+// Sanitizer builds keep the limit out of the kernel (their shadow memory
+// would count against it): only the flag itself is checked there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kLimitEnforced = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kLimitEnforced = false;
+#else
+constexpr bool kLimitEnforced = true;
+#endif
+#else
+constexpr bool kLimitEnforced = true;
+#endif
+
+class MemoryLimit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    trace_ = dir_.path("t.rtrace");
+    const CliRun made = run("synth -o " + shell_quote(trace_) + " --ops 200000 --seed 2");
+    ASSERT_EQ(made.code, 0) << made.err;
+    bytes_ = testing::read_bytes(trace_);
+  }
+  CliRun run(const std::string& args) { return testing::run_cli(dir_, args); }
+
+  TempDir dir_;
+  std::string trace_, bytes_;
+};
+
+TEST_F(MemoryLimit, PastTheLimitACommandSaysSoAndExits2) {
+  if (!kLimitEnforced) GTEST_SKIP() << "sanitizer builds do not enforce the limit (their shadow memory would count)";
+  // sim keeps the whole program: a 200k-op trace needs far more than 40 MiB.
+  const std::string out = dir_.path("timeline.rtrace");
+  const CliRun sim = run("sim " + shell_quote(trace_) + " --max-memory-mib 40 -o " + shell_quote(out));
+  EXPECT_EQ(sim.code, 2) << sim.out << sim.err;
+  EXPECT_THAT(sim.err, HasSubstr("racetrack sim: out of memory: it needs more than its limit of 40 MiB"));
+  EXPECT_THAT(sim.err, HasSubstr("--max-memory-mib"));
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no partial output";
+  EXPECT_EQ(testing::read_bytes(trace_), bytes_) << "the input was changed";
+  const CliRun check = run("check " + shell_quote(trace_) + " --max-memory-mib 40");
+  EXPECT_EQ(check.code, 2) << check.out << check.err;
+  EXPECT_THAT(check.err, HasSubstr("racetrack check: out of memory"));
+}
+
+TEST_F(MemoryLimit, WithinTheLimitNothingChanges) {
+  const CliRun limited = run("sim " + shell_quote(trace_) + " --max-memory-mib 2048 --format json");
+  const CliRun free = run("sim " + shell_quote(trace_) + " --format json");
+  EXPECT_EQ(limited.code, 0) << limited.err;
+  EXPECT_EQ(limited.out, free.out);
+  EXPECT_EQ(run("check " + shell_quote(trace_) + " --max-memory-mib 1024").code, 0);
+}
+
+TEST_F(MemoryLimit, EveryCommandButCaptureStatesItsLimit) {
+  const std::string stated = std::to_string(cli::default_memory_limit_mib()) + " MiB here";
+  for (const char* command : {"check", "sim", "replay", "export", "why", "info", "convert", "validate", "dump"}) {
+    const CliRun help = run(std::string(command) + " --help");
+    EXPECT_THAT(help.out, HasSubstr("--max-memory-mib")) << command;
+    EXPECT_THAT(help.out, HasSubstr(stated)) << command;
+  }
+  EXPECT_THAT(run("capture --help").out, ::testing::Not(HasSubstr("--max-memory-mib")));
+  const CliRun tiny = run("check " + shell_quote(trace_) + " --max-memory-mib 8");
+  EXPECT_EQ(tiny.code, 2);
+  EXPECT_THAT(tiny.err, HasSubstr("--max-memory-mib"));
+}
+
+TEST(MemoryLimitDefault, IsMostOfThisMachinesMemory) {
+  const uint64_t mib = cli::default_memory_limit_mib();
+  const uint64_t machine = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE)) >> 20;
+  EXPECT_LE(mib, machine * 8 / 10 + 1);
+  EXPECT_GE(mib, 16u);
+}
+
+}  // namespace
+}  // namespace racetrack
