@@ -33,12 +33,19 @@ size_t count_not_above(const T* first, size_t n, uint64_t at, Key key) {
   return static_cast<size_t>(base - first) + (n == 1 && key(*base) <= at);
 }
 
-ShadowMemory::Pos ShadowMemory::find(const Space& s, uint64_t at) {
+ShadowMemory::Pos ShadowMemory::find(Space& s, uint64_t at) {
   if (s.pages.empty()) return {};
+  Hint& hint = s.hints[(at >> 6 ^ at >> 16) % s.hints.size()];
+  // Overwrites in place keep the version: the segment there must still start at `at`.
+  if (hint.version == s.version && hint.lo == at && hint.page < s.pages.size() &&
+      hint.index < s.pages[hint.page].size() && s.pages[hint.page][hint.index].lo == at)
+    return {hint.page, hint.index};
   const size_t pages = count_not_above(s.firsts.data(), s.firsts.size(), at, [](uint64_t v) { return v; });
   Pos p{pages ? pages - 1 : 0, 0};
   const Page& segs = s.pages[p.page];
   p.index = count_not_above(segs.data(), segs.size(), at, [](const Segment& seg) { return seg.hi; });
+  if (p.index < segs.size() && segs[p.index].lo == at)
+    hint = {at, s.version, static_cast<uint32_t>(p.page), static_cast<uint32_t>(p.index)};
   if (p.index == segs.size() && p.page + 1 < s.pages.size()) p = {p.page + 1, 0};
   return p;
 }
@@ -181,6 +188,7 @@ void ShadowMemory::splice(Space& s, Pos at, size_t count) {
     sets_.unref(old.set);
     old = replacement_[k];
   }
+  if (k < replacement_.size() || count > 0) ++s.version;  // segments move
   if (k < replacement_.size()) {
     Page& target = s.pages[p.page];
     target.insert(target.begin() + static_cast<long>(p.index), replacement_.begin() + static_cast<long>(k),
@@ -215,6 +223,7 @@ void ShadowMemory::remove(Space& s, Pos from, size_t count) {
 void ShadowMemory::rebalance(Space& s, size_t page) {
   Page& segs = s.pages[page];
   if (segs.size() > kPageSegments) {
+    ++s.version;
     // Cut into half-full pages, so the next inserts do not split again.
     std::vector<Page> parts;
     for (size_t k = 0; k < segs.size(); k += kPageSegments / 2) {
@@ -229,6 +238,7 @@ void ShadowMemory::rebalance(Space& s, size_t page) {
     return;
   }
   if (page + 1 < s.pages.size() && segs.size() + s.pages[page + 1].size() <= kPageSegments / 2) {
+    ++s.version;
     Page& next = s.pages[page + 1];
     next.insert(next.begin(), segs.begin(), segs.end());
     s.pages.erase(s.pages.begin() + static_cast<long>(page));

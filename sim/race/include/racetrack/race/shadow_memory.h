@@ -11,6 +11,7 @@
 // rewrites each distinct earlier set once, however many segments hold it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <vector>
@@ -51,9 +52,17 @@ class ShadowMemory {
     uint32_t set;  // in sets_
   };
   using Page = std::vector<Segment>;
+  // Where a segment starting at `lo` was, while no segment has moved since
+  // (`version`): most accesses cover the segment an earlier one left.
+  struct Hint {
+    uint64_t lo = 0, version = 0;
+    uint32_t page = 0, index = 0;
+  };
   struct Space {
     std::vector<uint64_t> firsts;  // each page's first lo
     std::vector<Page> pages;       // never empty pages
+    uint64_t version = 1;          // bumped whenever a segment moves
+    std::array<Hint, 256> hints{};
   };
   // A segment's place: page and index in it. The end is one past the last
   // page's last segment.
@@ -69,7 +78,7 @@ class ShadowMemory {
 
   Space& space(SpaceKey key);
   // The first segment whose end is past `at`, or the end.
-  static Pos find(const Space& s, uint64_t at);
+  static Pos find(Space& s, uint64_t at);
   static bool at_end(const Space& s, Pos p) { return p.page >= s.pages.size() || p.index >= s.pages[p.page].size(); }
   static void advance(const Space& s, Pos& p);
   const Rewrite& rewrite(uint32_t set, const ShadowEntry& entry, const hb::OpOrder& order);
