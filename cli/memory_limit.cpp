@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.h"
+#include "racetrack/traces/output_file.h"
 
 namespace racetrack::cli {
 namespace {
@@ -30,8 +31,10 @@ constexpr bool kSanitized = false;
 char g_message[512];
 
 // operator new calls this when an allocation fails under the limit, on any
-// thread: say so and exit 2 (no unwinding through code that cannot handle it).
+// thread: remove the outputs not yet written whole, say so and exit 2 (no
+// unwinding through code that cannot handle it).
 void out_of_memory() {
+  remove_uncommitted_outputs();
   std::fputs(g_message, stderr);
   std::fflush(stderr);
   _exit(kExitBadInput);

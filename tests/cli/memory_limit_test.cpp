@@ -54,6 +54,13 @@ TEST_F(MemoryLimit, PastTheLimitACommandSaysSoAndExits2) {
   EXPECT_THAT(sim.err, HasSubstr("--max-memory-mib"));
   EXPECT_FALSE(std::filesystem::exists(out)) << "no partial output";
   EXPECT_EQ(testing::read_bytes(trace_), bytes_) << "the input was changed";
+  // No temporary output is left beside its target (whatever was being
+  // written is removed: tests/traces/output_file_test.cpp).
+  const CliRun exported = run("export " + shell_quote(trace_) + " " + shell_quote(dir_.path("t.json")) +
+                              " --max-memory-mib 40");
+  EXPECT_EQ(exported.code, 2) << exported.out << exported.err;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.root()))
+    EXPECT_THAT(entry.path().filename().string(), ::testing::Not(HasSubstr(".racetrack-"))) << "a temporary file left";
   const CliRun check = run("check " + shell_quote(trace_) + " --max-memory-mib 40");
   EXPECT_EQ(check.code, 2) << check.out << check.err;
   EXPECT_THAT(check.err, HasSubstr("racetrack check: out of memory"));

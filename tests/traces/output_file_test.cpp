@@ -61,6 +61,25 @@ TEST(OutputFile, AppearsOnlyWhenCommittedAndLeavesNothingOtherwise) {
   EXPECT_NE(st.st_mode & 0044, 0u) << "readable like a plainly created file, not 0600";
 }
 
+// An exit that skips destructors (the out-of-memory stop) removes the
+// temporary files of outputs not yet committed, and only those.
+TEST(OutputFile, UncommittedOutputsAreRemovedWithoutTheirDestructors) {
+  TempDir dir;
+  auto committed = OutputFile::create(dir.path("a.txt"));
+  auto pending = OutputFile::create(dir.path("b.txt"));
+  auto moved_from = OutputFile::create(dir.path("c.txt"));
+  ASSERT_TRUE(committed.ok() && pending.ok() && moved_from.ok());
+  OutputFile moved = std::move(*moved_from);
+  testing::write_bytes(committed->temp_path(), "a");
+  testing::write_bytes(pending->temp_path(), "b");
+  ASSERT_TRUE(committed->commit().ok());
+  remove_uncommitted_outputs();
+  EXPECT_EQ(testing::read_bytes(dir.path("a.txt")), "a");
+  EXPECT_FALSE(fs::exists(pending->temp_path()));
+  EXPECT_FALSE(fs::exists(moved.temp_path()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.root()), fs::directory_iterator()), 1);
+}
+
 TEST(OutputFile, ATraceWriterNotClosedLeavesTheOldFile) {
   TempDir dir;
   const std::string out = dir.path("t.rtrace");

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,7 +35,39 @@ Error names_input(const std::string& output, const std::string& input) {
                output};
 }
 
+// Temporary files not yet committed, for remove_uncommitted_outputs():
+// fixed slots, so removing them allocates nothing.
+struct Pending {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 holds a path
+  char path[4096];
+};
+std::array<Pending, 64> g_pending;
+
+void note_pending(const std::string& temp) {
+  if (temp.size() >= sizeof g_pending[0].path) return;
+  for (Pending& p : g_pending) {
+    int free = 0;
+    if (!p.state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(p.path, temp.c_str(), temp.size() + 1);
+    p.state.store(2);
+    return;
+  }
+}
+
+void forget_pending(const std::string& temp) {
+  for (Pending& p : g_pending)
+    if (p.state.load() == 2 && temp == p.path) {
+      p.state.store(0);
+      return;
+    }
+}
+
 }  // namespace
+
+void remove_uncommitted_outputs() {
+  for (Pending& p : g_pending)
+    if (p.state.load() == 2) ::unlink(p.path);
+}
 
 Status check_output(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty()) return Error{"empty output path", {}, output};
@@ -75,6 +109,7 @@ Result<OutputFile> OutputFile::create(const std::string& path) {
     return Error{"cannot create a temporary file beside it: " + std::string(std::strerror(errno)), {}, path};
   ::fchmod(fd, 0666 & ~current_umask());
   ::close(fd);
+  note_pending(temp);
   return OutputFile(path, std::move(temp));
 }
 
@@ -85,7 +120,10 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
 
 OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
   if (this != &other) {
-    if (!done_) ::unlink(temp_.c_str());
+    if (!done_) {
+      ::unlink(temp_.c_str());
+      forget_pending(temp_);
+    }
     path_ = std::move(other.path_);
     temp_ = std::move(other.temp_);
     done_ = other.done_;
@@ -95,7 +133,9 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
 }
 
 OutputFile::~OutputFile() {
-  if (!done_) ::unlink(temp_.c_str());
+  if (done_) return;
+  ::unlink(temp_.c_str());
+  forget_pending(temp_);
 }
 
 Status OutputFile::commit() {
@@ -105,6 +145,7 @@ Status OutputFile::commit() {
     return Error{"cannot move the finished output into place: " + why, {}, path_};
   }
   done_ = true;
+  forget_pending(temp_);
   return Ok{};
 }
 

@@ -39,6 +39,11 @@ class OutputFile {
   bool done_ = false;
 };
 
+// Removes the temporary file of every OutputFile not yet committed, for an
+// exit that skips their destructors (the out-of-memory stop). Allocates
+// nothing.
+void remove_uncommitted_outputs();
+
 // Writes `bytes` to `path` through an OutputFile.
 Status write_file_atomically(const std::string& path, const std::string& bytes);
 
