@@ -486,6 +486,7 @@ std::optional<std::string> Checker::bad_input() const {
 }
 
 void Checker::add_entities(const v1::Chunk& chunk) {
+  s_->label_region = s_->region_label = 0;  // the chunk may define regions
   s_->tables.add(chunk);
   s_->hb.add_entities(chunk);
   s_->resolver.add_entities(chunk, s_->tables);
