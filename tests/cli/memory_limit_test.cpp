@@ -64,6 +64,8 @@ TEST_F(MemoryLimit, PastTheLimitACommandSaysSoAndExits2) {
   const CliRun check = run("check " + shell_quote(trace_) + " --max-memory-mib 40");
   EXPECT_EQ(check.code, 2) << check.out << check.err;
   EXPECT_THAT(check.err, HasSubstr("racetrack check: out of memory"));
+  EXPECT_THAT(check.err, ::testing::Not(HasSubstr("racetrack check reads"))) << "check cannot point to itself";
+  EXPECT_THAT(sim.err, HasSubstr("racetrack check reads a trace of any length in bounded memory"));
 }
 
 TEST_F(MemoryLimit, WithinTheLimitNothingChanges) {
