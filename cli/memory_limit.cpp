@@ -57,7 +57,7 @@ void apply(const std::string& command, uint64_t mib) {
                 "the default is 80%% of this machine's memory). Raise the limit or give it a shorter trace%s\n",
                 command.c_str(), static_cast<unsigned long long>(mib), instead);
   std::set_new_handler(out_of_memory);
-  if (kSanitized) return;
+  if (!memory_limit_enforced()) return;
   rlimit limit{};
   limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(mib) << 20;
   rlimit now{};
@@ -67,6 +67,10 @@ void apply(const std::string& command, uint64_t mib) {
 }
 
 }  // namespace
+
+bool memory_limit_enforced() {
+  return !kSanitized;
+}
 
 uint64_t default_memory_limit_mib() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

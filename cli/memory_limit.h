@@ -18,4 +18,8 @@ void add_memory_limit(CLI::App& cmd);
 // The default limit in MiB.
 uint64_t default_memory_limit_mib();
 
+// Whether the kernel enforces the limit: not in sanitizer builds, whose
+// shadow memory would count against it (the message and exit still apply).
+bool memory_limit_enforced();
+
 }  // namespace racetrack::cli

@@ -16,20 +16,6 @@ using testing::CliRun;
 using testing::shell_quote;
 using testing::TempDir;
 
-// Sanitizer builds keep the limit out of the kernel (their shadow memory
-// would count against it): only the flag itself is checked there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kLimitEnforced = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kLimitEnforced = false;
-#else
-constexpr bool kLimitEnforced = true;
-#endif
-#else
-constexpr bool kLimitEnforced = true;
-#endif
-
 class MemoryLimit : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,7 +31,7 @@ class MemoryLimit : public ::testing::Test {
 };
 
 TEST_F(MemoryLimit, PastTheLimitACommandSaysSoAndExits2) {
-  if (!kLimitEnforced) GTEST_SKIP() << "sanitizer builds do not enforce the limit (their shadow memory would count)";
+  if (!cli::memory_limit_enforced()) GTEST_SKIP() << "sanitizer builds do not enforce the limit (their shadow memory would count)";
   // sim keeps the whole program: a 200k-op trace needs far more than 40 MiB.
   const std::string out = dir_.path("timeline.rtrace");
   const CliRun sim = run("sim " + shell_quote(trace_) + " --max-memory-mib 40 -o " + shell_quote(out));

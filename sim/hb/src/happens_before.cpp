@@ -226,23 +226,26 @@ Epoch HappensBefore::tick(StreamState& s) {
   return Epoch{s.agent, s.clock.tick(s.agent)};
 }
 
-bool HappensBefore::can_apply(const v1::Op& op) const {
-  if (op.thread() == 0 || op.thread() > threads_.size()) return false;
+bool HappensBefore::thread_defined(const v1::Op& op) const {
+  return op.thread() != 0 && op.thread() <= threads_.size();
+}
+
+bool HappensBefore::stream_defined_if_needed(const v1::Op& op) const {
   const bool needs_stream = is_device_op(op) || (op.has_sync() && op.sync().kind() == v1::SYNC_STREAM) ||
                             (op.has_query() && op.query().kind() == v1::QUERY_STREAM);
   return !needs_stream || (op.stream() != 0 && op.stream() <= streams_.size());
 }
 
+bool HappensBefore::can_apply(const v1::Op& op) const {
+  return thread_defined(op) && stream_defined_if_needed(op);
+}
+
 std::string HappensBefore::cannot_apply(const v1::Op& op) const {
   if (can_apply(op)) return {};
-  auto where = [&] { return "op seq " + std::to_string(op.seq()) + ": "; };
-  if (op.thread() == 0 || op.thread() > threads_.size())
-    return where() + "names host thread " + std::to_string(op.thread()) + ", which is not defined";
-  const bool needs_stream = is_device_op(op) || (op.has_sync() && op.sync().kind() == v1::SYNC_STREAM) ||
-                            (op.has_query() && op.query().kind() == v1::QUERY_STREAM);
-  if (needs_stream && (op.stream() == 0 || op.stream() > streams_.size()))
-    return where() + "names stream " + std::to_string(op.stream()) + ", which is not defined";
-  return {};
+  const std::string where = "op seq " + std::to_string(op.seq()) + ": ";
+  if (!thread_defined(op))
+    return where + "names host thread " + std::to_string(op.thread()) + ", which is not defined";
+  return where + "names stream " + std::to_string(op.stream()) + ", which is not defined";
 }
 
 size_t HappensBefore::touched_entries(const v1::Op& op) const {

@@ -10,16 +10,6 @@ namespace {
 // and a whole-segment access over thousands of them must stay linear.
 constexpr size_t kRewriteMemo = 8;
 
-}  // namespace
-
-ShadowMemory::Space& ShadowMemory::space(SpaceKey key) {
-  if (!last_ || last_space_ != key) {
-    last_ = &spaces_[key];  // std::map nodes stay put
-    last_space_ = key;
-  }
-  return *last_;
-}
-
 // How many of the sorted `n` values key(x) are at most `at`, without
 // branches to mispredict: the searches run once per access.
 template <typename T, typename Key>
@@ -31,6 +21,16 @@ size_t count_not_above(const T* first, size_t n, uint64_t at, Key key) {
     n -= half;
   }
   return static_cast<size_t>(base - first) + (n == 1 && key(*base) <= at);
+}
+
+}  // namespace
+
+ShadowMemory::Space& ShadowMemory::space(SpaceKey key) {
+  if (!last_ || last_space_ != key) {
+    last_ = &spaces_[key];  // std::map nodes stay put
+    last_space_ = key;
+  }
+  return *last_;
 }
 
 ShadowMemory::Pos ShadowMemory::find(Space& s, uint64_t at) {

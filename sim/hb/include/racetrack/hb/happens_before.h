@@ -181,6 +181,9 @@ class HappensBefore {
     size_t entries() const;
   };
 
+  bool thread_defined(const v1::Op& op) const;
+  // A stream named where the op needs one (device ops, stream syncs and queries).
+  bool stream_defined_if_needed(const v1::Op& op) const;
   StreamState& stream(uint32_t id);
   ThreadState& thread(uint32_t id);
   // The host joins a clock (a synchronisation).
