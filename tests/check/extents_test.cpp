@@ -70,6 +70,30 @@ TEST(Anchors, UnanchoredInferredExtentStaysPossible) {
   EXPECT_EQ(result.all[0].first.access.precision, v1::PRECISION_INFERRED);
 }
 
+// Two kernels handed one same pointer, the first writing through it by its
+// known mode and the second reading: both inferred, and likely (the PDL
+// GEMM and its residual add, C15; a forked side stream's kernel and the
+// capture end, C16). Pointers differing by a byte stay possible.
+TEST(Anchors, KernelsSharingAPointerWithAKnownWriterAreLikely) {
+  for (const uint64_t offset : {uint64_t{0}, uint64_t{1}}) {
+    SCOPED_TRACE("second pointer + " + std::to_string(offset));
+    Raw r;
+    r.kernel(r.s1, "producer", {r.seg.base + 4096});           // seq 1: writes word 1
+    r.kernel(r.s2, "consumer", {r.seg.base + 4096 + offset});  // seq 2: reads word 1
+    race::CheckOptions options = keep_all_options();
+    auto rules = race::parse_kernel_modes("producer writes=1\nconsumer reads=1\n");
+    ASSERT_TRUE(rules.ok());
+    options.kernel_modes = *rules;
+    const race::CheckResult result = check_all(r.b.take(), options);
+    ASSERT_EQ(result.all.size(), 1u);
+    const race::Hazard& h = result.all[0];
+    EXPECT_EQ(h.first.access.precision, v1::PRECISION_INFERRED);
+    EXPECT_EQ(h.second.access.precision, v1::PRECISION_INFERRED);
+    EXPECT_EQ(h.anchored, offset == 0);
+    EXPECT_EQ(h.confidence, offset == 0 ? Confidence::kLikely : Confidence::kPossible);
+  }
+}
+
 TEST(Anchors, NoKnownWriterStaysPossibleEvenAnchored) {
   Raw r;
   r.b.memcpy(r.s2, r.host.slice(0, 4096), r.seg.slice(0, 4096));  // D2H: reads [0, 4096)

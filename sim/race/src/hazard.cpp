@@ -83,7 +83,14 @@ bool anchored(const ResolvedAccess& first, const ResolvedAccess& second) {
            exact.precision == v1::PRECISION_EXACT && imprecise.space == exact.space &&
            (inside(imprecise.anchor_lo) || inside(imprecise.anchor_hi));
   };
-  return points_into(first, second) || points_into(second, first);
+  // Two kernels handed the same pointer, one writing through it by its
+  // machine code: both touch the bytes it points at, whatever each block.
+  auto same_pointer = [](const ResolvedAccess& a, const ResolvedAccess& b) {
+    return a.has_anchor && b.has_anchor && a.space == b.space &&
+           (a.anchor_lo == b.anchor_lo || a.anchor_lo == b.anchor_hi || a.anchor_hi == b.anchor_lo ||
+            a.anchor_hi == b.anchor_hi);
+  };
+  return points_into(first, second) || points_into(second, first) || same_pointer(first, second);
 }
 
 Evidence hazard_evidence(const ResolvedAccess& first, const ResolvedAccess& second) {

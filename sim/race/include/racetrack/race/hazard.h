@@ -134,7 +134,7 @@ std::string side_title(const HazardSide& side, const TraceTables& tables);
 // docs/check.md "Confidence").
 HazardKind hazard_kind(const ResolvedAccess& first, const ResolvedAccess& second);
 // Whether one access is imprecise and one of its pointers lies in the exact
-// bytes of the other.
+// bytes of the other, or both were built from one same pointer.
 bool anchored(const ResolvedAccess& first, const ResolvedAccess& second);
 Evidence hazard_evidence(const ResolvedAccess& first, const ResolvedAccess& second);
 inline Confidence hazard_confidence(const ResolvedAccess& first, const ResolvedAccess& second) {
