@@ -2,7 +2,7 @@
 // --large 10^7) ops: the schedule as given simulated with value tracking
 // (the ValueTracker observer, including its sequential reference run) and
 // timing only (no observer), in simulated ops/s on one core, and what value
-// tracking costs as a multiple of timing only. Target: >= 1 M ops/s with
+// tracking costs as a multiple of timing only. Target: >= 5 M ops/s (#18) with
 // value tracking at 10^6. Loading the trace (load_program: decoding and
 // happens-before) is timed on its own and excluded.
 #include <cstdio>
@@ -37,7 +37,7 @@ int64_t simulate(const des::Program& p, des::MemoryObserver* observer) {
 
 int main(int argc, char** argv) {
   std::printf(
-      "racetrack sim benchmark (one core; the schedule as given; target >= 1 M ops/s with value tracking at "
+      "racetrack sim benchmark (one core; the schedule as given; target >= 5 M ops/s with value tracking at "
       "10^6)\n\n");
   std::printf("%10s  %12s  %18s  %18s  %12s  %9s\n", "ops", "load", "timing only", "value tracking",
               "tracking cost",
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(racetrack::bench::peak_rss_bytes()) / (1 << 20));
   }
   if (tracked_at_million > 0)
-    std::printf("\nvalue tracking at 10^6 ops: %.2f M ops/s (target >= 1 M ops/s): %s\n",
-                tracked_at_million / 1e6, tracked_at_million >= 1e6 ? "met" : "NOT met");
+    std::printf("\nvalue tracking at 10^6 ops: %.2f M ops/s (target >= 5 M ops/s): %s\n",
+                tracked_at_million / 1e6, tracked_at_million >= 5e6 ? "met" : "NOT met");
   return 0;
 }

@@ -23,6 +23,11 @@ struct Event {
 // kClaimed: the op left its stream's queue for the device (started, or
 // waiting for an engine of its pool).
 enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarted = 8, kClaimed = 16 };
+// Bits of Engine::awaited_: which parts of an op something waits on, so
+// wake looks up waiters only for those (most parts nobody waits on).
+uint8_t part_bit(Dep::Part part) {
+  return static_cast<uint8_t>(1u << part);
+}
 
 uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -49,7 +54,9 @@ class Engine {
         observer_(observer),
         times_(p.ops.size()),
         flags_(p.ops.size(), 0),
-        threads_(p.threads.size()) {
+        awaited_(p.ops.size(), 0),
+        threads_(p.threads.size()),
+        streams_(p.stream_ids.size()) {
     pools_[static_cast<int>(Resource::kKernel)].free = s.kernel_slots;
     pools_[static_cast<int>(Resource::kCopyH2D)].free = p.h2d_engines;
     pools_[static_cast<int>(Resource::kCopyD2H)].free = p.d2h_engines;
@@ -104,6 +111,12 @@ class Engine {
 
   void push(Event e) { events_.push(e); }
 
+  // Program::stream_ids is sorted and short: a search, not a hash, per op.
+  StreamState& stream(uint32_t id) {
+    const auto it = std::lower_bound(p_.stream_ids.begin(), p_.stream_ids.end(), id);
+    return streams_[static_cast<size_t>(it - p_.stream_ids.begin())];
+  }
+
   bool done(const Dep& d) const {
     const uint8_t need = d.part == Dep::kIssue         ? kIssued
                          : d.part == Dep::kHostEnd     ? kHostDone
@@ -128,6 +141,7 @@ class Engine {
     auto visit = [&](const Dep& d) {
       if (!done(d)) {
         waiters_[key(d)].push_back(waiter);
+        awaited_[d.op] |= part_bit(d.part);
         return false;
       }
       latest = std::max(latest, time_of(d));
@@ -135,6 +149,7 @@ class Engine {
     };
     for (uint32_t k = first; k < first + count; ++k)
       if (!visit(p_.deps[k])) return -1;
+    if (s_.extra_deps.empty()) return latest;
     if (auto extra = s_.extra_deps.find(op); extra != s_.extra_deps.end())
       for (const Dep& d : extra->second)
         if (!visit(d)) return -1;
@@ -144,6 +159,7 @@ class Engine {
   static uint64_t key(const Dep& d) { return (uint64_t{d.op} << 2) | d.part; }
 
   void wake(uint32_t op, Dep::Part part) {
+    if (!(awaited_[op] & part_bit(part))) return;
     auto it = waiters_.find(key({op, part}));
     if (it == waiters_.end()) return;
     for (const Waiter& w : it->second)
@@ -152,6 +168,7 @@ class Engine {
   }
 
   int64_t delay(uint32_t op) const {
+    if (s_.delays.empty()) return 0;
     auto it = s_.delays.find(op);
     return it == s_.delays.end() ? 0 : std::max<int64_t>(0, it->second);
   }
@@ -186,7 +203,7 @@ class Engine {
   }
 
   void enqueue(uint32_t i) {
-    StreamState& st = streams_[p_.ops[i].stream];
+    StreamState& st = stream(p_.ops[i].stream);
     st.queue.push_back(i);
     if (may_claim(st, i)) push({times_[i].issue, kDeviceReady, p_.ops[i].seq, i});
   }
@@ -213,7 +230,7 @@ class Engine {
 
   void try_start(uint32_t i) {
     const SimOp& op = p_.ops[i];
-    StreamState& st = streams_[op.stream];
+    StreamState& st = stream(op.stream);
     if ((flags_[i] & kDeviceDone) || !may_claim(st, i)) return;
     const int64_t deps = deps_time(op.device_deps, op.device_dep_count, i, {false, i});
     if (deps < 0) return;
@@ -237,8 +254,9 @@ class Engine {
   void start(uint32_t i) {
     const SimOp& op = p_.ops[i];
     double factor = jitter_factor(s_.jitter_sigma, s_.seed, op.seq);
-    if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end())
-      factor *= slow->second;
+    if (!s_.stream_slowdown.empty())
+      if (auto slow = s_.stream_slowdown.find(op.stream); slow != s_.stream_slowdown.end())
+        factor *= slow->second;
     times_[i].device_start = now_;
     flags_[i] |= kDeviceStarted;
     const int64_t held = op.staged ? delay(i) : 0;  // a staged copy's write, not its read, is held back
@@ -270,9 +288,12 @@ class Engine {
         start(next);
       }
     }
-    StreamState& st = streams_[op.stream];
+    StreamState& st = stream(op.stream);
     // A PDL secondary may end before the op ahead of it.
-    st.queue.erase(std::find(st.queue.begin(), st.queue.end(), i));
+    if (st.queue.front() == i)
+      st.queue.pop_front();
+    else
+      st.queue.erase(std::find(st.queue.begin(), st.queue.end(), i));
     ready_next(st);
     wake(i, Dep::kDeviceEnd);
   }
@@ -282,8 +303,9 @@ class Engine {
   MemoryObserver* observer_;
   std::vector<OpTimes> times_;
   std::vector<uint8_t> flags_;
+  std::vector<uint8_t> awaited_;  // part_bit of each part with waiters
   std::vector<ThreadState> threads_;
-  std::unordered_map<uint32_t, StreamState> streams_;
+  std::vector<StreamState> streams_;  // by position in Program::stream_ids
   Pool pools_[5];
   std::unordered_map<uint64_t, std::vector<Waiter>> waiters_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

@@ -48,8 +48,15 @@ bool shows_hazard(const Mismatch& m, const HazardOps& ops, const race::Hazard& h
 }
 
 void ValueTracker::write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted) {
-  // Trim or split what overlaps [lo, hi), then insert one segment.
   auto it = map.lower_bound(lo);
+  // The common case, a tensor written again: one segment starts at lo and
+  // reaches at least hi (segments are disjoint, so none before it overlaps).
+  if (it != map.end() && it->first == lo && it->second.hi >= hi) {
+    if (it->second.hi > hi) map.emplace_hint(std::next(it), hi, it->second);
+    it->second = Segment{hi, writer, tainted};
+    return;
+  }
+  // Else trim or split what overlaps [lo, hi), then insert one segment.
   if (it != map.begin()) {
     auto prev = std::prev(it);
     if (prev->second.hi > lo) {
@@ -207,7 +214,7 @@ void ValueTracker::retire(const Retirement& r) {
 }
 
 void ValueTracker::finish() {
-  for (const auto& [space, reference] : reference_final_) {
+  for (const auto& [space, reference] : reference_final_.maps) {
     if (is_retired_space(space)) continue;  // the baseline's own bytes, not memory
     const Map& actual = memory_[space];
     for (const auto& [lo, seg] : reference) {

@@ -81,6 +81,20 @@ class ValueTracker : public MemoryObserver {
     bool tainted;
   };
   using Map = std::map<uint64_t, Segment>;
+  // Each space's segments; consecutive accesses mostly stay in one space,
+  // so the last one found is kept.
+  struct Spaces {
+    std::map<race::SpaceKey, Map> maps;
+    race::SpaceKey last_space = 0;
+    Map* last = nullptr;
+    Map& operator[](race::SpaceKey space) {
+      if (!last || space != last_space) {
+        last = &maps[space];
+        last_space = space;
+      }
+      return *last;
+    }
+  };
   using Expected = ExpectedWriter;
 
   void retire(const Retirement& r);
@@ -92,7 +106,7 @@ class ValueTracker : public MemoryObserver {
   static void view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted);
 
   const Program& p_;
-  std::map<race::SpaceKey, Map> reference_final_, memory_;
+  Spaces reference_final_, memory_;
   std::vector<Expected> expected_;           // per read access, in order
   std::vector<uint32_t> expected_begin_;     // by access index: first entry in expected_
   std::vector<Expected> external_expected_;  // per external read, by external index
