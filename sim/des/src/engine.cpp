@@ -10,14 +10,16 @@ namespace {
 
 enum EventType : uint8_t { kDeviceEnd, kHostEnd, kThreadResume, kDeviceReady, kHostStart };
 
+// At equal times, by type (ends first, so starts see their writes), then by
+// id: an op's index (indices follow seqs) or a thread's. 16 bytes, so the
+// heap moves less.
 struct Event {
   int64_t time;
-  EventType type;  // at equal times: ends first, so starts see their writes
-  uint64_t seq;
-  uint32_t id;
-  bool operator>(const Event& o) const {
-    return std::tie(time, type, seq, id) > std::tie(o.time, o.type, o.seq, o.id);
-  }
+  uint64_t order;  // type << 32 | id
+  Event(int64_t t, EventType type, uint32_t id) : time(t), order(uint64_t{type} << 32 | id) {}
+  EventType type() const { return static_cast<EventType>(order >> 32); }
+  uint32_t id() const { return static_cast<uint32_t>(order); }
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : order > o.order; }
 };
 
 // kClaimed: the op left its stream's queue for the device (started, or
@@ -64,17 +66,17 @@ class Engine {
   }
 
   Result<RunResult> run() {
-    for (uint32_t t = 0; t < threads_.size(); ++t) push({0, kThreadResume, 0, t});
+    for (uint32_t t = 0; t < threads_.size(); ++t) push({0, kThreadResume, t});
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      switch (e.type) {
-        case kThreadResume: advance_thread(e.id); break;
-        case kDeviceReady: try_start(e.id); break;
-        case kDeviceEnd: finish_device(e.id); break;
-        case kHostStart: observer_->on_start(e.id); break;
-        case kHostEnd: observer_->on_end(e.id); break;
+      switch (e.type()) {
+        case kThreadResume: advance_thread(e.id()); break;
+        case kDeviceReady: try_start(e.id()); break;
+        case kDeviceEnd: finish_device(e.id()); break;
+        case kHostStart: observer_->on_start(e.id()); break;
+        case kHostEnd: observer_->on_end(e.id()); break;
       }
     }
     RunResult result;
@@ -162,8 +164,7 @@ class Engine {
     if (!(awaited_[op] & part_bit(part))) return;
     auto it = waiters_.find(key({op, part}));
     if (it == waiters_.end()) return;
-    for (const Waiter& w : it->second)
-      push({now_, w.thread ? kThreadResume : kDeviceReady, w.thread ? 0 : p_.ops[w.id].seq, w.id});
+    for (const Waiter& w : it->second) push({now_, w.thread ? kThreadResume : kDeviceReady, w.id});
     waiters_.erase(it);
   }
 
@@ -194,8 +195,8 @@ class Engine {
       flags_[i] |= kHostDone;
       th.time = t.host_end;
       if (observer_ && !op.device && (op.access_count || observes_external(i))) {
-        push({t.host_start, kHostStart, op.seq, i});
-        push({t.host_end, kHostEnd, op.seq, i});
+        push({t.host_start, kHostStart, i});
+        push({t.host_end, kHostEnd, i});
       }
       wake(i, Dep::kHostEnd);
       ++th.pos;
@@ -205,7 +206,7 @@ class Engine {
   void enqueue(uint32_t i) {
     StreamState& st = stream(p_.ops[i].stream);
     st.queue.push_back(i);
-    if (may_claim(st, i)) push({times_[i].issue, kDeviceReady, p_.ops[i].seq, i});
+    if (may_claim(st, i)) push({times_[i].issue, kDeviceReady, i});
   }
 
   // Stream order: the op at the front of the queue, or a PDL secondary
@@ -223,7 +224,7 @@ class Engine {
   void ready_next(const StreamState& st) {
     for (uint32_t q : st.queue) {
       if (flags_[q] & kClaimed) continue;
-      if (may_claim(st, q)) push({std::max(now_, times_[q].issue), kDeviceReady, p_.ops[q].seq, q});
+      if (may_claim(st, q)) push({std::max(now_, times_[q].issue), kDeviceReady, q});
       return;
     }
   }
@@ -236,7 +237,7 @@ class Engine {
     if (deps < 0) return;
     const int64_t ready = add_ns(std::max(times_[i].issue, deps), op.staged ? 0 : delay(i));
     if (ready > now_) {
-      push({ready, kDeviceReady, op.seq, i});
+      push({ready, kDeviceReady, i});
       return;
     }
     flags_[i] |= kClaimed;
@@ -261,7 +262,7 @@ class Engine {
     flags_[i] |= kDeviceStarted;
     const int64_t held = op.staged ? delay(i) : 0;  // a staged copy's write, not its read, is held back
     push({add_ns(add_ns(now_, duration_ns(std::round(static_cast<double>(op.device_ns) * factor))), held),
-          kDeviceEnd, op.seq, i});
+          kDeviceEnd, i});
     if (observer_) observer_->on_start(i);
     wake(i, Dep::kDeviceStart);
   }

@@ -196,6 +196,7 @@ size_t Program::index_of(uint64_t seq) const {
 }
 
 std::pair<uint32_t, uint32_t> Program::observed_at(uint32_t op) const {
+  if (externals.empty()) return {0, 0};  // most traces: asked of every op
   auto lo = std::lower_bound(externals.begin(), externals.end(), op,
                              [](const ExternalLanding& e, uint32_t o) { return e.observer < o; });
   auto hi = std::upper_bound(lo, externals.end(), op,
