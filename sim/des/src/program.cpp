@@ -90,6 +90,7 @@ class Loader {
   void add(const v1::Op& op) {
     const uint32_t index = static_cast<uint32_t>(p_.ops.size());
     const bool captured = graphs_.on_op(op, resolver_);
+    const size_t landed_before = p_.externals.size();
     if (!captured) externals_.on_op(op, index, resolver_, p_);
     resolver_.on_op(op);
     const hb::OpOrder order = hb_.apply(op);
@@ -97,6 +98,7 @@ class Loader {
 
     SimOp s;
     s.seq = op.seq();
+    s.observes_external = p_.externals.size() > landed_before;
     s.thread = op.thread() - 1;
     s.device = hb::is_device_op(op);
     s.stream = s.device ? op.stream() : 0;
@@ -196,7 +198,7 @@ size_t Program::index_of(uint64_t seq) const {
 }
 
 std::pair<uint32_t, uint32_t> Program::observed_at(uint32_t op) const {
-  if (externals.empty()) return {0, 0};  // most traces: asked of every op
+  if (!ops[op].observes_external) return {0, 0};  // most ops: asked of every one
   auto lo = std::lower_bound(externals.begin(), externals.end(), op,
                              [](const ExternalLanding& e, uint32_t o) { return e.observer < o; });
   auto hi = std::upper_bound(lo, externals.end(), op,

@@ -95,6 +95,8 @@ struct SimOp {
   // A PDL secondary kernel (docs/ordering-rules.md rule 1a) that may start
   // once the op before it on its stream has started, not ended.
   bool overlaps_previous = false;
+  // Some external agent's access lands at this op (Program::observed_at).
+  bool observes_external = false;
   int64_t call_ns = 0;
   int64_t device_ns = 0;
   // Deps of the device part, and deps the host part waits for before
