@@ -8,7 +8,10 @@
 //  - shown groups are at most 2x the injected count;
 //  - check (pass 1, and both passes) as a ratio of the decode time of the
 //    same trace (target <= 1.5x for pass 1), beside the whole-segment check
-//    (--whole-segments, the behaviour before inferred blocks) as the baseline.
+//    (--whole-segments, the behaviour before inferred blocks) as the baseline;
+//    and the checker thread's CPU time over the decode's, which is what the
+//    wall ratio comes to on two real cores (the shared machines this runs
+//    on often give the two threads less).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +23,7 @@
 
 namespace rt = racetrack;
 using racetrack::bench::best_seconds;
+using racetrack::bench::best_thread_cpu_seconds;
 using racetrack::bench::decode_all;
 
 namespace {
@@ -75,12 +79,12 @@ int main(int argc, char** argv) {
       "raw synth with every shape injected, %llu ops, best of 3; decode on one thread, check with its "
       "reader thread\n\n",
       static_cast<unsigned long long>(ops));
-  std::printf("%4s %9s %7s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "seed", "hazards", "shown", "pass 1",
-              "2 passes", "whole seg", "whole seg", "copy writers", "C2 rank", "groups");
-  std::printf("%4s %9s %7s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "", "", "groups", "/decode", "/decode",
-              "/decode", "hazards", "shown", "(<= 10)", "<= 2x inj");
+  std::printf("%4s %9s %7s %9s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "seed", "hazards", "shown", "pass 1",
+              "checker", "2 passes", "whole seg", "whole seg", "copy writers", "C2 rank", "groups");
+  std::printf("%4s %9s %7s %9s %9s %9s %10s %9s  %-13s %-12s %-10s\n", "", "", "groups", "/decode", "CPU/dec",
+              "/decode", "/decode", "hazards", "shown", "(<= 10)", "<= 2x inj");
   bool all_met = true;
-  double worst_ratio = 0;
+  double worst_ratio = 0, worst_cpu_ratio = 0;
   std::string last_path;
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     rt::SynthOptions synth;
@@ -107,6 +111,8 @@ int main(int argc, char** argv) {
     one_pass.explain_and_fix = false;
     rt::race::CheckResult result;
     const double pass1 = best_seconds(3, [&] { result = check(path, one_pass); });
+    const double decode_cpu = best_thread_cpu_seconds(3, [&] { decode_all(path); });
+    const double checker_cpu = best_thread_cpu_seconds(3, [&] { check(path, one_pass); });
     const double both = best_seconds(3, [&] { check(path, rt::race::CheckOptions{}); });
     rt::race::CheckOptions whole = one_pass;
     whole.infer_blocks = false;
@@ -118,19 +124,23 @@ int main(int argc, char** argv) {
                      s.shown_groups <= 2 * s.injected && pass1 / decode <= 1.5;
     all_met = all_met && met;
     worst_ratio = std::max(worst_ratio, pass1 / decode);
+    worst_cpu_ratio = std::max(worst_cpu_ratio, checker_cpu / decode_cpu);
     char copy_writers[48], c2[48], groups[48];
     std::snprintf(copy_writers, sizeof copy_writers, "%d/%d", s.copy_writers_shown, s.copy_writers);
     std::snprintf(c2, sizeof c2, "%d/%d (%zu)", s.c2_in_first_ten, s.c2, s.c2_worst_rank);
     std::snprintf(groups, sizeof groups, "%llu/%llu", static_cast<unsigned long long>(s.shown_groups),
                   static_cast<unsigned long long>(2 * s.injected));
-    std::printf("%4llu %9llu %7llu %8.2fx %8.2fx %9.2fx %9llu  %-13s %-12s %-10s %s\n",
+    std::printf("%4llu %9llu %7llu %8.2fx %8.2fx %8.2fx %9.2fx %9llu  %-13s %-12s %-10s %s\n",
                 static_cast<unsigned long long>(seed), static_cast<unsigned long long>(result.hazards),
-                static_cast<unsigned long long>(result.shown_groups()), pass1 / decode, both / decode,
+                static_cast<unsigned long long>(result.shown_groups()), pass1 / decode,
+                checker_cpu / decode_cpu, both / decode,
                 whole_time / decode, static_cast<unsigned long long>(baseline.hazards), copy_writers, c2,
                 groups, met ? "met" : "MISSED");
   }
   std::printf("\nworst pass-1 check / decode: %.2fx (target <= 1.5x); acceptance %s\n", worst_ratio,
               all_met ? "met on every seed" : "MISSED on some seed (see rows)");
+  std::printf("worst checker thread CPU / decode CPU: %.2fx (the wall ratio on two real cores)\n",
+              worst_cpu_ratio);
   std::printf("two decodes side by side take %.2fx one alone here (1.0x on two real cores): the reader thread's "
               "overlap is worth that much\n",
               racetrack::bench::side_by_side_slowdown(last_path));

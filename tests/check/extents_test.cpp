@@ -94,6 +94,41 @@ TEST(Anchors, KernelsSharingAPointerWithAKnownWriterAreLikely) {
   }
 }
 
+// Two copies filling the halves of one tensor, a reader handed its start
+// (C10's split reload): the seam between the copies is not a block's end,
+// so the reader's block covers both halves and the second copy is anchored
+// across the seam. A pointer at the seam, or a gap between the copies,
+// ends the block there instead.
+TEST(Anchors, CopiesFillingOneTensorLeaveOneBlock) {
+  enum Variant { kSeam, kPointerAtSeam, kGap };
+  for (const Variant v : {kSeam, kPointerAtSeam, kGap}) {
+    SCOPED_TRACE(v == kSeam ? "seam" : v == kPointerAtSeam ? "pointer at the seam" : "gap");
+    Raw r;
+    if (v == kPointerAtSeam) r.kernel(r.s1, "other", {r.seg.base + 8192});
+    r.h2d(r.s2, 4096, 4096);                          // the first half
+    r.h2d(r.s2, v == kGap ? 8192 + 64 : 8192, 4096);  // the second half
+    r.kernel(r.s1, "reader", {r.seg.base + 4096});
+    race::CheckOptions options = keep_all_options();
+    auto rules = race::parse_kernel_modes("reader reads=1\nother reads=1\n");
+    ASSERT_TRUE(rules.ok());
+    options.kernel_modes = *rules;
+    const race::CheckResult result = check_all(r.b.take(), options);
+    const race::Hazard* second_half = nullptr;
+    for (const race::Hazard& h : result.all)
+      if (h.first.access.lo >= r.seg.base + 8192 && h.second.access.precision == v1::PRECISION_INFERRED)
+        second_half = &h;
+    if (v != kSeam) {
+      EXPECT_EQ(second_half, nullptr);
+      continue;
+    }
+    ASSERT_NE(second_half, nullptr);
+    EXPECT_EQ(second_half->second.access.lo, r.seg.base + 4096);
+    EXPECT_EQ(second_half->second.access.hi, r.seg.base + 12288);
+    EXPECT_TRUE(second_half->anchored);
+    EXPECT_EQ(second_half->confidence, Confidence::kLikely);
+  }
+}
+
 TEST(Anchors, NoKnownWriterStaysPossibleEvenAnchored) {
   Raw r;
   r.b.memcpy(r.s2, r.host.slice(0, 4096), r.seg.slice(0, 4096));  // D2H: reads [0, 4096)

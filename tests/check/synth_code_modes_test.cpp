@@ -106,10 +106,6 @@ TEST(SynthCodeModes, EveryInjectedHazardIsFoundWithMachineCodeModes) {
     for (const InjectedHazard& i : s.truth.injected) {
       SCOPED_TRACE(std::string(shape_name(i.shape)) + " #" + std::to_string(i.first_seq) + " -> #" +
                    std::to_string(i.second_seq) + " (" + i.where + ")");
-      // C10's second producer copies into the middle of the block, and the
-      // blocks inferred from raw pointers split there: the consumer's read
-      // is narrowed to the first half (docs/synth.md, "Raw and code modes").
-      if (i.shape == HazardShape::kC10) continue;
       auto it = found.find({i.first_seq, i.second_seq});
       ASSERT_NE(it, found.end()) << "missed";
       const race::Hazard& h = *it->second;

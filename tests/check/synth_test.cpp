@@ -99,9 +99,6 @@ TEST_P(Synth, EveryInjectedHazardIsFoundAndEveryShownOneTouchesAnInjection) {
         EXPECT_TRUE(second_ops.count(i.second_seq)) << "C6 #" << i.second_seq << " missed";
         continue;
       }
-      // Raw words: C10's second producer copies into the middle of the
-      // block, and the inferred blocks split there (docs/synth.md).
-      if (!known && i.shape == HazardShape::kC10) continue;
       EXPECT_TRUE(found.count({i.first_seq, i.second_seq}))
           << shape_name(i.shape) << " #" << i.first_seq << " -> #" << i.second_seq << " (" << i.where
           << ") missed";

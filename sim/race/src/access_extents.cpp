@@ -33,8 +33,7 @@ void AccessResolver::note_exact_ranges(const std::vector<ResolvedAccess>& access
     if (a.precision != v1::PRECISION_EXACT || !a.region) continue;
     const RegionInfo* info = region(a.region);
     if (!info || tier_of(info->origin) != kSegment) continue;
-    blocks_.add_boundary(a.region, a.lo);
-    blocks_.add_boundary(a.region, a.hi);
+    blocks_.add_range(a.region, a.lo, a.hi);
   }
 }
 
@@ -56,8 +55,10 @@ ResolvedAccess AccessResolver::word_extent(const Located& at, uint64_t word) con
     r.precision = v1::PRECISION_SEGMENT;
   } else {
     r.precision = v1::PRECISION_INFERRED;
+    const InferredBlocks::Block block = blocks_.block(at.mark, r.hi);
     r.lo = word;
-    r.hi = blocks_.block_end(at.mark, r.hi);
+    r.hi = block.end;
+    r.first_seam = block.first_seam;
   }
   return r;
 }

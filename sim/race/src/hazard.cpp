@@ -90,7 +90,15 @@ bool anchored(const ResolvedAccess& first, const ResolvedAccess& second) {
            (a.anchor_lo == b.anchor_lo || a.anchor_lo == b.anchor_hi || a.anchor_hi == b.anchor_lo ||
             a.anchor_hi == b.anchor_hi);
   };
-  return points_into(first, second) || points_into(second, first) || same_pointer(first, second);
+  // A pointer whose inferred block reaches over a seam, against an exact
+  // range from that seam on inside the block: the two halves of one tensor
+  // (docs/check.md, "Extents from pointers").
+  auto across_seam = [](const ResolvedAccess& imprecise, const ResolvedAccess& exact) {
+    return imprecise.first_seam && exact.precision == v1::PRECISION_EXACT && imprecise.space == exact.space &&
+           imprecise.first_seam <= exact.lo && exact.hi <= imprecise.hi;
+  };
+  return points_into(first, second) || points_into(second, first) || same_pointer(first, second) ||
+         across_seam(first, second) || across_seam(second, first);
 }
 
 Evidence hazard_evidence(const ResolvedAccess& first, const ResolvedAccess& second) {

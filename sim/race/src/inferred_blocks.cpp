@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
-namespace racetrack::race {
+#include "address_slot.h"
 
-InferredBlocks::Boundaries& InferredBlocks::of(uint32_t region) {
+namespace racetrack::race {
+InferredBlocks::Partition& InferredBlocks::of(uint32_t region) {
   if (!last_ || last_region_ != region) {
     last_ = &boundaries_[region];  // unordered_map nodes stay put
     last_region_ = region;
@@ -12,39 +13,54 @@ InferredBlocks::Boundaries& InferredBlocks::of(uint32_t region) {
   return *last_;
 }
 
-size_t InferredBlocks::insert(Boundaries& b, uint64_t at) {
-  const auto it = std::lower_bound(b.begin(), b.end(), at);
-  const auto position = static_cast<size_t>(it - b.begin());
-  if (it == b.end() || *it != at) {
-    b.insert(it, at);
+size_t InferredBlocks::insert(Partition& p, uint64_t at, uint8_t kind) {
+  const auto it = std::lower_bound(p.at.begin(), p.at.end(), at);
+  const auto position = static_cast<size_t>(it - p.at.begin());
+  if (it == p.at.end() || *it != at) {
+    p.at.insert(it, at);
+    p.kinds.insert(p.kinds.begin() + static_cast<long>(position), kind);
     ++generation_;
+  } else {
+    p.kinds[position] |= kind;  // marks keep their positions: no new generation
   }
   return position;
 }
 
-void InferredBlocks::add_boundary(uint32_t region, uint64_t at) {
-  Known& known = known_[(at >> 4 ^ at >> 14 ^ region) % known_.size()];
-  if (known.region == region && known.at == at && known.forgets == forgets_) return;
-  insert(of(region), at);
-  known = {region, at, forgets_};
+void InferredBlocks::add_boundary(uint32_t region, uint64_t at, uint8_t kind) {
+  Known& known = known_[address_slot(at, uint64_t{region} << 3 | kind, known_.size())];
+  if (known.region == region && known.at == at && known.kind == kind && known.forgets == forgets_) return;
+  insert(of(region), at, kind);
+  known = {region, kind, at, forgets_};
+}
+
+void InferredBlocks::add_range(uint32_t region, uint64_t lo, uint64_t hi) {
+  add_boundary(region, lo, kRangeStart);
+  add_boundary(region, hi, kRangeEnd);
 }
 
 InferredBlocks::Mark InferredBlocks::add_pointer(uint32_t region, uint64_t p) {
-  Recent& recent = recent_[(p >> 4 ^ p >> 14 ^ region) % recent_.size()];
+  Recent& recent = recent_[address_slot(p, region, recent_.size())];
   if (recent.region == region && recent.mark.boundaries && recent.mark.at == p &&
       recent.mark.generation == generation_)
     return recent.mark;
-  Boundaries& b = of(region);
-  const size_t position = insert(b, p);
-  recent = {region, Mark{&b, p, position, generation_}};
+  Partition& partition = of(region);
+  const size_t position = insert(partition, p, kPointer);
+  recent = {region, Mark{&partition, p, position, generation_}};
   return recent.mark;
 }
 
-uint64_t InferredBlocks::block_end(const Mark& m, uint64_t region_end) const {
-  const Boundaries& b = *m.boundaries;
-  const auto next = m.generation == generation_ ? b.begin() + static_cast<long>(m.position) + 1
-                                                : std::upper_bound(b.begin(), b.end(), m.at);
-  return next == b.end() ? region_end : std::min(*next, region_end);
+InferredBlocks::Block InferredBlocks::block(const Mark& m, uint64_t region_end) const {
+  const Partition& p = *m.boundaries;
+  size_t next = m.generation == generation_
+                    ? m.position + 1
+                    : static_cast<size_t>(std::upper_bound(p.at.begin(), p.at.end(), m.at) - p.at.begin());
+  constexpr uint8_t kSeam = kRangeStart | kRangeEnd;
+  Block b;
+  for (; next < p.at.size() && p.kinds[next] == kSeam; ++next)
+    if (!b.first_seam) b.first_seam = p.at[next];
+  b.end = next == p.at.size() ? region_end : std::min(p.at[next], region_end);
+  if (b.first_seam >= b.end) b.first_seam = 0;
+  return b;
 }
 
 void InferredBlocks::forget(uint32_t region) {
@@ -56,7 +72,7 @@ void InferredBlocks::forget(uint32_t region) {
 
 size_t InferredBlocks::boundary_count() const {
   size_t n = 0;
-  for (const auto& [region, b] : boundaries_) n += b.size();
+  for (const auto& [region, p] : boundaries_) n += p.at.size();
   return n;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "address_slot.h"
+
 namespace racetrack::race {
 namespace {
 
@@ -35,7 +37,7 @@ ShadowMemory::Space& ShadowMemory::space(SpaceKey key) {
 
 ShadowMemory::Pos ShadowMemory::find(Space& s, uint64_t at) {
   if (s.pages.empty()) return {};
-  Hint& hint = s.hints[(at >> 6 ^ at >> 16) % s.hints.size()];
+  Hint& hint = s.hints[address_slot(at, 0, s.hints.size())];
   // Overwrites in place keep the version: the segment there must still start at `at`.
   if (hint.version == s.version && hint.lo == at && hint.page < s.pages.size() &&
       hint.index < s.pages[hint.page].size() && s.pages[hint.page][hint.index].lo == at)

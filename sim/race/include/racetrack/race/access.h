@@ -64,6 +64,9 @@ struct ResolvedAccess {
   // access, evidence of where in its extent the kernel touches memory.
   bool has_anchor = false;
   uint64_t anchor_lo = 0, anchor_hi = 0;
+  // An inferred block that reaches over seams of abutting exact ranges: the
+  // first seam (0 if none). Evidence that the pointer's tensor spans them.
+  uint64_t first_seam = 0;
 };
 
 // Which argument words of a kernel are read and which written, for kernels
