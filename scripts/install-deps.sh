@@ -21,7 +21,10 @@ packages=(
 #   analyse (tests/code). ~290 MB to download, ~1 GB installed.
 # - perfetto carries Perfetto's full trace schema, which checks what
 #   `racetrack export` writes (tests/export/verify_export.py).
-wheels=(triton==3.9.0 nvidia-cufile==1.17.1.22 perfetto==0.59.1)
+# - torch (PyPI's wheel, with its CUDA libraries: ~3.5 GB to download and
+#   install, about 45 s here) runs the real-PyTorch tests on the CPU
+#   (tests/python/test_real_torch.py, test_values_real_torch.py).
+wheels=(triton==3.9.0 nvidia-cufile==1.17.1.22 perfetto==0.59.1 torch==2.15.0)
 
 missing=()
 for p in "${packages[@]}"; do

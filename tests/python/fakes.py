@@ -278,7 +278,9 @@ class FakeTorchOnPath:
         write_fake_torch(self._directory.name, broken=self.broken)
         sys.path.insert(0, self._directory.name)
         self._meta_path = list(sys.meta_path)
-        _forget_torch()
+        # A real torch already imported must come back afterwards: it cannot
+        # be imported a second time in one process.
+        self._real_torch = _forget_torch()
         reset_racetrack_torch()
         return self._directory.name
 
@@ -288,15 +290,17 @@ class FakeTorchOnPath:
         sys.path.remove(self._directory.name)
         sys.meta_path[:] = self._meta_path
         _forget_torch()
+        sys.modules.update(self._real_torch)
         reset_racetrack_torch()
         self._directory.cleanup()
 
 
 def _forget_torch():
+    """Drops torch's modules from sys.modules; returns them."""
     import sys
 
-    for name in [name for name in sys.modules if name == "torch" or name.startswith("torch.")]:
-        del sys.modules[name]
+    names = [name for name in sys.modules if name == "torch" or name.startswith("torch.")]
+    return {name: sys.modules.pop(name) for name in names}
 
 
 def reset_racetrack_torch():

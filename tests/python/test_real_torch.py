@@ -1,17 +1,15 @@
-"""racetrack_torch against the real PyTorch, where it is installed (CI has
-none: these tests skip there). CPU tensors only, so no GPU is needed: CPU
-operators become host marks, which exercises the dispatch mode, real
-operator schemas, real tensor strides and the import hook."""
+"""racetrack_torch against the real PyTorch (scripts/install-deps.sh installs
+it; under ctest, RACETRACK_REQUIRE_TORCH=1 makes a missing torch a failure,
+not a skip). CPU tensors only, so no GPU is needed: CPU operators become
+host marks, which exercises the dispatch mode, real operator schemas, real
+tensor strides and the import hook."""
 
 import os
 import subprocess
 import sys
 import unittest
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - depends on the machine
-    torch = None
+from real_torch import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "capture", "python")
