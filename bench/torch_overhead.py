@@ -1,6 +1,7 @@
 """What racetrack_torch adds per ATen operator, against plain PyTorch and an
 empty TorchDispatchMode (the floor of any Python dispatch-mode tracer),
-measured in the same run. Small in-place ops: the launch-bound case.
+and what recording values for `racetrack diff` adds on top (`capture --torch
+--values`, as a ratio to `--torch` alone), measured in the same run. Small in-place ops: the launch-bound case.
 On CUDA when available (run it under `racetrack capture` for the NVTX cost
 too), else on CPU.
 
@@ -8,7 +9,9 @@ too), else on CPU.
 """
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 
 try:
@@ -54,6 +57,10 @@ def main():
         empty = per_op_us(x, args.ops)
     racetrack_torch.enable()
     traced = per_op_us(x, args.ops)
+    with tempfile.TemporaryDirectory() as directory:
+        racetrack_torch.record_values(os.path.join(directory, "values.jsonl"))
+        values = per_op_us(x, args.ops)
+        racetrack_torch.stop_values()
     racetrack_torch.enable(stacks=True)
     stacks = per_op_us(x, args.ops)
     racetrack_torch.disable()
@@ -63,6 +70,7 @@ def main():
     print(f"  empty dispatch mode      {empty:7.2f} us  ({empty / plain:.2f}x plain)")
     print(f"  racetrack_torch          {traced:7.2f} us  ({traced / plain:.2f}x plain, "
           f"{traced / empty:.2f}x the empty mode)")
+    print(f"  racetrack_torch + values {values:7.2f} us  ({values / traced:.2f}x racetrack_torch alone)")
     print(f"  racetrack_torch + stacks {stacks:7.2f} us  ({stacks / plain:.2f}x plain)")
 
 

@@ -11,11 +11,13 @@ Importing this package does not import torch; enable() does.
 
 import threading
 
-__all__ = ["enable", "disable", "is_enabled", "label", "external_access", "external_done"]
+__all__ = ["enable", "disable", "is_enabled", "label", "external_access", "external_done", "record_values",
+           "name_modules", "stop_values"]
 
 _lock = threading.Lock()
 _tracer = None
 _this_thread = threading.local()  # .mode: the dispatch mode pushed on this thread
+_values = None  # (recorder, context, mode) while values are recorded
 
 
 def enable(stacks=False):
@@ -81,3 +83,56 @@ def external_done(agent):
     """The host observed that `agent` finished its accesses (no-op when disabled)."""
     if _tracer is not None:
         _tracer.external_done(agent)
+
+
+def record_values(path, model=None, name="model", stacks=False):
+    """Writes a digest of every operator's inputs and outputs, and of every
+    .grad accumulated into `model`'s parameters, to `path` (JSON lines) for
+    `racetrack diff BASELINE RUN`. `model` names modules ("model.layers.0");
+    without it, modules are named by class. Records operators on the calling
+    thread and on the autograd threads of backward calls made from it.
+    Call stop_values() to finish the file."""
+    global _values
+    import torch
+
+    from . import dispatch
+    from .digests import Digests
+    from .value_context import ValueContext
+    from .values import ValueRecorder
+
+    if _values is not None:
+        raise RuntimeError("racetrack: values are recorded already; call stop_values() first")
+    context = ValueContext(torch)
+    recorder = ValueRecorder(torch, path, context, Digests(torch), stacks=stacks)
+    if model is not None:
+        context.name_modules(model, name)
+        recorder.watch_gradients(model, name)
+    mode = dispatch.create_mode(recorder)
+    mode.__enter__()
+    _values = (recorder, context, mode)
+
+
+def name_modules(model, name="model"):
+    """While values are recorded (record_values, or `racetrack capture
+    --torch --values`): names model's modules "<name>.<path>" and records
+    its parameters' gradients."""
+    if _values is not None:
+        recorder, context, _ = _values
+        context.name_modules(model, name)
+        recorder.watch_gradients(model, name)
+
+
+def stop_values():
+    """Finishes the values file started by record_values() (on the same thread)."""
+    global _values
+    if _values is None:
+        return
+    recorder, context, mode = _values
+    _values = None
+    recorder.enabled = False
+    from . import dispatch
+
+    if dispatch.is_current_mode(mode):
+        mode.__exit__(None, None, None)
+    context.close()
+    recorder.close()

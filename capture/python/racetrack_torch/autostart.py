@@ -71,7 +71,7 @@ class AfterImportHook(importlib.abc.MetaPathFinder):
             sys.meta_path.remove(self)
 
 
-def _enable_tracing(stacks):
+def _enable_tracing(stacks, values_path):
     def on_torch_loaded(_module):
         try:
             import racetrack_torch
@@ -79,16 +79,29 @@ def _enable_tracing(stacks):
             racetrack_torch.enable(stacks=stacks)
         except Exception as error:
             report("PyTorch tracing is off, the program runs untraced", error)
+        if values_path:
+            try:
+                import atexit
+
+                import racetrack_torch
+
+                racetrack_torch.record_values(values_path.replace("%p", str(os.getpid())), stacks=stacks)
+                atexit.register(racetrack_torch.stop_values)
+            except Exception as error:
+                report("values are not recorded", error)
 
     return on_torch_loaded
 
 
 def install_from_environment(environ=None):
     """Arms the torch import hook when RACETRACK_TORCH=1 (stacks with
-    RACETRACK_TORCH_STACKS=1); returns the hook, or None when not asked for."""
+    RACETRACK_TORCH_STACKS=1; a values record for `racetrack diff` with
+    RACETRACK_TORCH_VALUES=path, %p there becoming the process id); returns
+    the hook, or None when not asked for."""
     environ = os.environ if environ is None else environ
     if environ.get("RACETRACK_TORCH") != "1":
         return None
-    hook = AfterImportHook("torch", _enable_tracing(environ.get("RACETRACK_TORCH_STACKS") == "1"))
+    hook = AfterImportHook("torch", _enable_tracing(environ.get("RACETRACK_TORCH_STACKS") == "1",
+                                                    environ.get("RACETRACK_TORCH_VALUES")))
     hook.install()
     return hook
