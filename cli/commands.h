@@ -24,5 +24,6 @@ void add_sim(CLI::App& app, int& exit_code);
 void add_replay(CLI::App& app, int& exit_code);
 void add_capture(CLI::App& app, int& exit_code);
 void add_modes(CLI::App& app, int& exit_code);
+void add_diff(CLI::App& app, int& exit_code);
 
 }  // namespace racetrack::cli

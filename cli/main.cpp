@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   racetrack::cli::add_replay(app, exit_code);
   racetrack::cli::add_capture(app, exit_code);
   racetrack::cli::add_modes(app, exit_code);
+  racetrack::cli::add_diff(app, exit_code);
   // Every command but capture, whose program would inherit the limit.
   for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     if (sub->get_name() != "capture") racetrack::cli::add_memory_limit(*sub);
