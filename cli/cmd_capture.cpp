@@ -28,6 +28,7 @@ struct CaptureArgs {
   bool no_nvtx = false;
   bool torch = false;
   bool torch_stacks = false;
+  std::string values;  // --values: racetrack_torch's values record
   bool no_code = false;
   std::string max_module_bytes;
   std::string library;
@@ -191,6 +192,17 @@ int capture(const CaptureArgs& args) {
     setenv("RACETRACK_TORCH", "1", 1);
     if (args.torch_stacks) setenv("RACETRACK_TORCH_STACKS", "1", 1);
   }
+  if (!args.values.empty()) {
+    if (!args.torch && !args.torch_stacks) {
+      std::cerr << "racetrack capture: --values needs --torch (racetrack_torch records them)\n";
+      return kExitBadInput;
+    }
+    if (fs::absolute(args.values) == fs::absolute(output)) {
+      std::cerr << "racetrack capture: --values " << args.values << " is the trace's own path\n";
+      return kExitBadInput;
+    }
+    setenv("RACETRACK_TORCH_VALUES", fs::absolute(args.values).c_str(), 1);
+  }
 
   const int status = run_command(args.command);
 
@@ -227,6 +239,9 @@ void add_capture(CLI::App& app, int& exit_code) {
                 "PyTorch programs: tensor extents, operator read/write modes, host accesses");
   cmd->add_flag("--torch-stacks", args->torch_stacks,
                 "with --torch, the Python stack of every operator (expensive)");
+  cmd->add_option("--values", args->values,
+                  "with --torch, write a digest of every operator's outputs and every parameter gradient to "
+                  "this file (%p: the process id), for `racetrack diff` (docs/diff.md)");
   cmd->add_flag("--no-code", args->no_code,
                 "leave the GPU code (module images) out of the trace; their sha256 and names stay");
   cmd->add_option("--max-module-bytes", args->max_module_bytes,
