@@ -39,7 +39,8 @@ void add_diff(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "diff", "Find the first operator whose values differ between a baseline run and another run");
   auto a = std::make_shared<DiffArgs>();
-  cmd->add_option("BASELINE", a->baseline, "values record of the baseline run (racetrack_torch.record_values)")
+  cmd->add_option("BASELINE", a->baseline,
+                  "values record of the baseline run (racetrack_torch.record_values)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("RUN", a->run, "values record of the run that drifts (offloading, recompute, ...)")

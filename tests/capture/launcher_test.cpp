@@ -69,6 +69,22 @@ TEST(CaptureLauncher, CodeOptionsReachTheProgram) {
   }
 }
 
+TEST(CaptureLauncher, ValuesNeedTorchAndReachTheProgramAsAnAbsolutePath) {
+  TempDir dir;
+  const std::string show = "echo \"[$RACETRACK_TORCH_VALUES]\"";
+  const CliRun without = run_cli(dir, capture(dir, "--values v.jsonl", show));
+  EXPECT_EQ(without.code, 2);
+  EXPECT_THAT(without.err, HasSubstr("--values needs --torch"));
+  const CliRun own =
+      run_cli(dir, capture(dir, "--torch --values " + shell_quote(dir.path("out.rtrace")), show));
+  EXPECT_EQ(own.code, 2);
+  EXPECT_THAT(own.err, HasSubstr("is the trace's own path"));
+  const CliRun run = run_cli(dir, "capture -o " + shell_quote(dir.path("out.rtrace")) +
+                                      " --torch --values v-%p.jsonl -- sh -c " + shell_quote(show));
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "[" + (std::filesystem::current_path() / "v-%p.jsonl").string() + "]\n");
+}
+
 TEST(CaptureLauncher, TorchPutsThePythonPackageFirst) {
   TempDir dir;
   const CliRun run = run_cli(

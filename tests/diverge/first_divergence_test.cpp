@@ -3,12 +3,13 @@
 // original, data movement skipped, a baseline operator the run never ran,
 // whether the inputs already differed; the command's text, JSON and exit
 // codes.
+#include "racetrack/diverge/first_divergence.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "racetrack/diverge/divergence_report.h"
-#include "racetrack/diverge/first_divergence.h"
 #include "run_cli.h"
 #include "test_support.h"
 
@@ -75,8 +76,8 @@ TEST(FirstDivergence, IdenticalRunsDoNotDiverge) {
 
 TEST(FirstDivergence, TheFirstDifferingOperatorWithItsInputsEqualIsWhereItStarts) {
   auto run = baseline_ops();
-  run[2].out = {digest("0", 0, 0)};   // gelu_backward returns zeros
-  run[3].in[0] = digest("0", 0, 0);   // and so the weight gradient differs after it
+  run[2].out = {digest("0", 0, 0)};  // gelu_backward returns zeros
+  run[3].in[0] = digest("0", 0, 0);  // and so the weight gradient differs after it
   run[3].out = {digest("0", 0, 0)};
   run[4].out = {digest("0", 0, 0)};
   const ValuesRecord base = numbered(baseline_ops()), zeros = numbered(run);
@@ -140,7 +141,8 @@ TEST(FirstDivergence, AnOperatorTheRunNeverRanIsPlacedWhereItShouldHaveRun) {
   EXPECT_EQ(result.first_gradient->baseline->param, "m.fc1.weight");
   EXPECT_EQ(result.missing_from_run, 2u);
   const std::string text = format_text(result, {});
-  EXPECT_NE(text.find("backward m.fc1 aten::mm #0  (baseline record 3): the run never ran it"), std::string::npos)
+  EXPECT_NE(text.find("backward m.fc1 aten::mm #0  (baseline record 3): the run never ran it"),
+            std::string::npos)
       << text;
 }
 
@@ -154,8 +156,10 @@ TEST(FirstDivergence, WithinToleranceCountsUnlessIgnored) {
   EXPECT_FALSE(first_divergence(base, rounded, loose).diverged());
 }
 
-std::string write_record(const TempDir& dir, const std::string& name, const std::vector<ValueRecord>& records) {
-  std::string text = R"({"racetrack_values": 1, "torch": "test"})" "\n";
+std::string write_record(const TempDir& dir, const std::string& name,
+                         const std::vector<ValueRecord>& records) {
+  std::string text = R"({"racetrack_values": 1, "torch": "test"})"
+                     "\n";
   uint64_t seq = 0;
   for (const ValueRecord& r : records) {
     nlohmann::json j = {{"seq", seq++}, {"phase", r.phase}, {"module", r.module}, {"op", r.op}, {"n", r.n}};
@@ -163,8 +167,13 @@ std::string write_record(const TempDir& dir, const std::string& name, const std:
     for (const char* side : {"in", "out"}) {
       nlohmann::json list = nlohmann::json::array();
       for (const Digest& d : std::string(side) == "in" ? r.in : r.out)
-        list.push_back({{"hash", d.hash}, {"dtype", d.dtype}, {"numel", d.numel}, {"sum", d.sum},
-                        {"absmax", d.absmax}, {"nan", d.nan}, {"inf", d.inf}});
+        list.push_back({{"hash", d.hash},
+                        {"dtype", d.dtype},
+                        {"numel", d.numel},
+                        {"sum", d.sum},
+                        {"absmax", d.absmax},
+                        {"nan", d.nan},
+                        {"inf", d.inf}});
       j[side] = list;
     }
     text += j.dump() + "\n";
@@ -186,7 +195,8 @@ TEST(DiffCommand, ExitCodesTextAndJson) {
 
   CliRun text = run_cli(dir, "diff " + baseline + " " + run);
   EXPECT_EQ(text.code, 1) << text.err;
-  EXPECT_NE(text.out.find("first divergence:\n  backward m aten::gelu_backward #0"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("first divergence:\n  backward m aten::gelu_backward #0"), std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("zeros against non-zeros"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("this operator is where the divergence starts"), std::string::npos) << text.out;
 

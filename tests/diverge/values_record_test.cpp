@@ -1,9 +1,10 @@
 // Reading values records: what racetrack_torch writes is read back whole,
 // and each kind of bad line is an error naming the line and what is wrong;
 // the command exits 2 on them and leaves both inputs untouched.
+#include "racetrack/diverge/values_record.h"
+
 #include <gtest/gtest.h>
 
-#include "racetrack/diverge/values_record.h"
 #include "run_cli.h"
 #include "test_support.h"
 
@@ -41,7 +42,9 @@ TEST(ValuesRecord, BadLinesNameTheLineAndTheField) {
   } cases[] = {
       {"", "empty file"},
       {"{\"format\": 1}\n", "line 1: not a racetrack values record"},
-      {R"({"racetrack_values": 2})" "\n", "line 1: values record format 2"},
+      {R"({"racetrack_values": 2})"
+       "\n",
+       "line 1: values record format 2"},
       {std::string(kHeader) + "\nnot json\n", "line 2: not JSON"},
       {std::string(kHeader) + "\n" + R"({"seq": 0})" + "\n", "line 2: missing field \"phase\""},
       {std::string(kHeader) + "\n" + record.substr(0, record.find("\"n\": 0")) + "\"n\": \"x\"}\n",
@@ -49,8 +52,8 @@ TEST(ValuesRecord, BadLinesNameTheLineAndTheField) {
       {std::string(kHeader) + "\n" + kRecord + "\n" +
            std::string(kRecord).replace(std::string(kRecord).find("forward"), 7, "sideways") + "\n",
        "line 3: unknown phase \"sideways\""},
-      {std::string(kHeader) + "\n" + std::string(kRecord).replace(std::string(kRecord).find("\"hash\""), 6, "\"h\"") +
-           "\n",
+      {std::string(kHeader) + "\n" +
+           std::string(kRecord).replace(std::string(kRecord).find("\"hash\""), 6, "\"h\"") + "\n",
        "line 2: a digest in \"out\": missing field \"hash\""},
   };
   for (const auto& c : cases) {
@@ -63,8 +66,8 @@ TEST(ValuesRecord, BadLinesNameTheLineAndTheField) {
 
     write_bytes(dir.path("good.jsonl"), std::string(kHeader) + "\n" + kRecord + "\n");
     const std::string before = read_bytes(dir.path("bad.jsonl"));
-    const CliRun run = run_cli(dir, "diff " + shell_quote(dir.path("good.jsonl")) + " " +
-                                        shell_quote(dir.path("bad.jsonl")));
+    const CliRun run = run_cli(
+        dir, "diff " + shell_quote(dir.path("good.jsonl")) + " " + shell_quote(dir.path("bad.jsonl")));
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
     EXPECT_EQ(read_bytes(dir.path("bad.jsonl")), before);  // inputs are only read

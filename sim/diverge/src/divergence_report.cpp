@@ -19,8 +19,9 @@ std::string identity(const ValueRecord& r) {
 
 std::string digest_text(const Digest& d) {
   return "hash " + d.hash + ", sum " + number(d.sum) + ", absmax " + number(d.absmax) +
-         (d.nan ? ", " + std::to_string(d.nan) + " NaN" : "") + (d.inf ? ", " + std::to_string(d.inf) + " Inf" : "") +
-         " (" + d.dtype + ", " + std::to_string(d.numel) + " elements)";
+         (d.nan ? ", " + std::to_string(d.nan) + " NaN" : "") +
+         (d.inf ? ", " + std::to_string(d.inf) + " Inf" : "") + " (" + d.dtype + ", " +
+         std::to_string(d.numel) + " elements)";
 }
 
 std::string how_text(Difference d) {
@@ -70,8 +71,8 @@ void divergence_text(const Divergence& d, std::string& out) {
 }
 
 nlohmann::json digest_json(const Digest& d) {
-  return {{"hash", d.hash}, {"dtype", d.dtype}, {"numel", d.numel}, {"sum", d.sum},
-          {"absmax", d.absmax}, {"nan", d.nan},   {"inf", d.inf}};
+  return {{"hash", d.hash},     {"dtype", d.dtype}, {"numel", d.numel}, {"sum", d.sum},
+          {"absmax", d.absmax}, {"nan", d.nan},     {"inf", d.inf}};
 }
 
 nlohmann::json record_json(const ValueRecord& r) {
@@ -113,13 +114,13 @@ std::string format_text(const DiffResult& result, const DiffOptions& options) {
     divergence_text(*result.first_gradient, out);
   }
   if (result.missing_from_run)
-    out += std::to_string(result.missing_from_run) + " baseline operator(s) never ran in the run; the first: " +
-           identity(*result.first_missing) + " (baseline record " + std::to_string(result.first_missing->seq) +
-           ")\n";
+    out += std::to_string(result.missing_from_run) +
+           " baseline operator(s) never ran in the run; the first: " + identity(*result.first_missing) +
+           " (baseline record " + std::to_string(result.first_missing->seq) + ")\n";
   out += "compared " + std::to_string(result.compared) + " operators (" + std::to_string(result.equal) +
-         " equal); " + std::to_string(result.recomputed_matched) + " recomputed matched to their forward original; " +
-         std::to_string(result.movement_skipped) + " data movement skipped; " +
-         std::to_string(result.extra_in_run) + " only in the run";
+         " equal); " + std::to_string(result.recomputed_matched) +
+         " recomputed matched to their forward original; " + std::to_string(result.movement_skipped) +
+         " data movement skipped; " + std::to_string(result.extra_in_run) + " only in the run";
   if (result.first_extra) out += " (the first: " + identity(*result.first_extra) + ")";
   out += "\ntolerance: relative " + number(options.tolerance.relative) + ", absolute " +
          number(options.tolerance.absolute) + "\n";

@@ -10,21 +10,25 @@ namespace {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string, uint64_t>;
 
-Key key_of(const ValueRecord& r, const std::string& phase) { return {phase, r.module, r.op, r.param, r.n}; }
+Key key_of(const ValueRecord& r, const std::string& phase) {
+  return {phase, r.module, r.op, r.param, r.n};
+}
 
 bool close(double a, double b, const Tolerance& t) {
   return std::abs(a - b) <= t.absolute + t.relative * std::max(std::abs(a), std::abs(b));
 }
 
 // The first output that differs (kEqual if none), and which.
-std::pair<Difference, size_t> compare_outputs(const ValueRecord& b, const ValueRecord& r, const Tolerance& t) {
+std::pair<Difference, size_t> compare_outputs(const ValueRecord& b, const ValueRecord& r,
+                                              const Tolerance& t) {
   if (b.out.size() != r.out.size()) return {Difference::kShape, std::min(b.out.size(), r.out.size())};
   for (size_t i = 0; i < b.out.size(); ++i)
     if (const Difference d = compare(b.out[i], r.out[i], t); d != Difference::kEqual) return {d, i};
   return {Difference::kEqual, 0};
 }
 
-Divergence describe(const ValueRecord& b, const ValueRecord& r, Difference how, size_t output, const Tolerance& t) {
+Divergence describe(const ValueRecord& b, const ValueRecord& r, Difference how, size_t output,
+                    const Tolerance& t) {
   Divergence d;
   d.baseline = &b;
   d.run = &r;
@@ -62,18 +66,30 @@ Difference compare(const Digest& b, const Digest& r, const Tolerance& t) {
 }
 
 bool is_data_movement(const std::string& op) {
-  static const std::set<std::string> kMovement = {
-      "aten::copy_",      "aten::_to_copy", "aten::to",        "aten::clone",        "aten::contiguous",
-      "aten::empty",      "aten::empty_like", "aten::empty_strided", "aten::_copy_from",
-      "aten::_copy_from_and_resize", "aten::detach", "aten::lift_fresh", "aten::record_stream",
-      "aten::set_",       "aten::resize_"};
+  static const std::set<std::string> kMovement = {"aten::copy_",
+                                                  "aten::_to_copy",
+                                                  "aten::to",
+                                                  "aten::clone",
+                                                  "aten::contiguous",
+                                                  "aten::empty",
+                                                  "aten::empty_like",
+                                                  "aten::empty_strided",
+                                                  "aten::_copy_from",
+                                                  "aten::_copy_from_and_resize",
+                                                  "aten::detach",
+                                                  "aten::lift_fresh",
+                                                  "aten::record_stream",
+                                                  "aten::set_",
+                                                  "aten::resize_"};
   return kMovement.count(op) > 0;
 }
 
-DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& run, const DiffOptions& options) {
+DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& run,
+                            const DiffOptions& options) {
   std::map<Key, size_t> by_key;  // baseline records by identity
   for (size_t i = 0; i < baseline.records.size(); ++i)
-    if (!is_data_movement(baseline.records[i].op)) by_key.emplace(key_of(baseline.records[i], baseline.records[i].phase), i);
+    if (!is_data_movement(baseline.records[i].op))
+      by_key.emplace(key_of(baseline.records[i], baseline.records[i].phase), i);
 
   DiffResult result;
   // Where each divergence falls in the run's order: twice the run index,
@@ -102,8 +118,8 @@ DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& ru
     if (b.phase == r.phase) run_index_of[it->second] = static_cast<int64_t>(k);
     ++result.compared;
     const auto [how, output] = compare_outputs(b, r, options.tolerance);
-    const bool diverges =
-        how != Difference::kEqual && !(options.ignore_within_tolerance && how == Difference::kWithinTolerance);
+    const bool diverges = how != Difference::kEqual &&
+                          !(options.ignore_within_tolerance && how == Difference::kWithinTolerance);
     if (!diverges) {
       ++result.equal;
       continue;

@@ -28,10 +28,10 @@ std::string read_digests(const json& j, const char* name, std::vector<Digest>& o
   for (const json& d : *it) {
     if (!d.is_object()) return std::string("a digest in \"") + name + "\" is not an object";
     Digest digest;
-    for (std::string why : {field(d, "hash", digest.hash), field(d, "dtype", digest.dtype),
-                            field(d, "numel", digest.numel), field(d, "sum", digest.sum),
-                            field(d, "absmax", digest.absmax), field(d, "nan", digest.nan),
-                            field(d, "inf", digest.inf)})
+    for (std::string why :
+         {field(d, "hash", digest.hash), field(d, "dtype", digest.dtype), field(d, "numel", digest.numel),
+          field(d, "sum", digest.sum), field(d, "absmax", digest.absmax), field(d, "nan", digest.nan),
+          field(d, "inf", digest.inf)})
       if (!why.empty()) return std::string("a digest in \"") + name + "\": " + why;
     out.push_back(std::move(digest));
   }
@@ -40,10 +40,10 @@ std::string read_digests(const json& j, const char* name, std::vector<Digest>& o
 
 std::string read_record(const json& j, ValueRecord& r) {
   if (!j.is_object()) return "not a JSON object";
-  for (std::string why : {field(j, "seq", r.seq), field(j, "phase", r.phase), field(j, "module", r.module),
-                          field(j, "op", r.op), field(j, "n", r.n), field(j, "param", r.param, false),
-                          field(j, "stack", r.stack, false), read_digests(j, "in", r.in),
-                          read_digests(j, "out", r.out)})
+  for (std::string why :
+       {field(j, "seq", r.seq), field(j, "phase", r.phase), field(j, "module", r.module),
+        field(j, "op", r.op), field(j, "n", r.n), field(j, "param", r.param, false),
+        field(j, "stack", r.stack, false), read_digests(j, "in", r.in), read_digests(j, "out", r.out)})
     if (!why.empty()) return why;
   if (r.phase != "forward" && r.phase != "backward" && r.phase != "recompute" && r.phase != "optimizer")
     return "unknown phase \"" + r.phase + "\"";
@@ -69,9 +69,11 @@ Result<ValuesRecord> read_values(const std::string& path) {
     if (line == 1) {
       int format = 0;
       if (!field(j, "racetrack_values", format).empty())
-        return bad("not a racetrack values record (no \"racetrack_values\" header; "
-                   "racetrack_torch.record_values() writes one)");
-      if (format != 1) return bad("values record format " + std::to_string(format) + ", this racetrack reads 1");
+        return bad(
+            "not a racetrack values record (no \"racetrack_values\" header; "
+            "racetrack_torch.record_values() writes one)");
+      if (format != 1)
+        return bad("values record format " + std::to_string(format) + ", this racetrack reads 1");
       (void)field(j, "torch", out.torch_version, false);
       continue;
     }

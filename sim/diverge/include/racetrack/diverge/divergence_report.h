@@ -1,9 +1,8 @@
 // `racetrack diff` reports: text for people, JSON for tools (docs/diff.md).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "racetrack/diverge/first_divergence.h"
 

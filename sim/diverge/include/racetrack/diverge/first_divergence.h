@@ -42,7 +42,7 @@ struct DiffOptions {
 struct Divergence {
   const ValueRecord* baseline = nullptr;
   const ValueRecord* run = nullptr;  // null when missing
-  size_t output = 0;  // the first differing output
+  size_t output = 0;                 // the first differing output
   Difference how = Difference::kEqual;
   // Inputs whose digests differ from the baseline's (empty: all equal, so
   // this operator is where the divergence starts).
@@ -68,7 +68,8 @@ struct DiffResult {
 };
 
 // The result points into both records: keep them alive while it is used.
-DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& run, const DiffOptions& options);
+DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& run,
+                            const DiffOptions& options);
 
 // Copies and allocations: the offload run adds them (offload, reload), and
 // they compute nothing, so they are not compared.
