@@ -64,7 +64,8 @@ void add_view(CLI::App& app, int& exit_code) {
   // Everything after `view` goes to racetrack-viewer as it is.
   cmd->prefix_command();
   cmd->footer(
-      "Usage: racetrack view FILE [--screenshot OUT.png [--select-hazard N] [--size WxH]] [--no-code-modes] "
+      "Usage: racetrack view FILE [--divergence DIFF.json] [--screenshot OUT.png [--select-hazard N] [--size WxH]] "
+      "[--no-code-modes] "
       "[--modes-cache DIR]\n"
       "Runs racetrack-viewer with the same arguments; see racetrack-viewer --help and docs/viewer.md.");
   cmd->callback([cmd, &exit_code] { exit_code = run_view(cmd->remaining()); });

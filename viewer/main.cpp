@@ -6,8 +6,10 @@
 #include <iostream>
 
 #include "code_modes_setting.h"
+#include "divergence_marker.h"
 #include "main_window.h"
 #include "screenshot.h"
+#include "timeline_widget.h"
 
 namespace {
 
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
       QStringLiteral("modes-cache"),
       QStringLiteral("directory caching machine-code analyses (default ~/.cache/racetrack/modes)"),
       QStringLiteral("DIR"));
+  const QCommandLineOption divergence(
+      QStringLiteral("divergence"),
+      QStringLiteral("mark the first divergence of a `racetrack diff --format json` report of this run"),
+      QStringLiteral("DIFF.json"));
+  parser.addOption(divergence);
   parser.addOption(screenshot);
   parser.addOption(hazard);
   parser.addOption(size);
@@ -92,6 +99,7 @@ int main(int argc, char** argv) {
     if (files.isEmpty()) return usage_error(QStringLiteral("--screenshot needs a trace file"));
     options.trace = files.first();
     options.out = parser.value(screenshot);
+    options.divergence = parser.value(divergence);
     if (parser.isSet(hazard)) {
       bool ok = false;
       options.hazard = parser.value(hazard).toInt(&ok);
@@ -109,8 +117,15 @@ int main(int argc, char** argv) {
   if (parser.isSet(hazard) || parser.isSet(size))
     return usage_error(QStringLiteral("--select-hazard and --size go with --screenshot"));
 
+  std::optional<racetrack::viewer::DivergenceMarker> marker;
+  if (parser.isSet(divergence)) {
+    QString why;
+    marker = racetrack::viewer::read_divergence(parser.value(divergence), why);
+    if (!marker) return usage_error(why);
+  }
   racetrack::viewer::MainWindow window;
   window.show();
+  window.timeline()->setDivergence(std::move(marker));
   if (!files.isEmpty()) window.openFile(files.first());
   return QApplication::exec();
 }

@@ -49,6 +49,7 @@ inline constexpr QRgb kHazardRgb = 0xffe0102f;
 inline constexpr QRgb kSelectionRgb = 0xff111111;
 inline constexpr QRgb kDependencyRgb = 0xff505a64;
 inline constexpr QRgb kChainRgb = 0xffff8c00;
+inline constexpr QRgb kDivergenceRgb = 0xff7b2cbf;  // racetrack diff's first divergence
 
 // "flash::fwd_kernel" from "void flash::fwd_kernel<...>(Params)": kernel
 // names as a box can show them.

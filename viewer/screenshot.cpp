@@ -4,7 +4,9 @@
 #include <QRegularExpression>
 #include <iostream>
 
+#include "divergence_marker.h"
 #include "main_window.h"
+#include "timeline_widget.h"
 #include "racetrack/traces/output_file.h"
 
 namespace racetrack::viewer {
@@ -20,7 +22,9 @@ std::optional<QSize> parse_size(const QString& text) {
 
 int run_screenshot(const ScreenshotOptions& options) {
   const std::string out = options.out.toStdString();
-  if (auto usable = check_output(out, {options.trace.toStdString()}); !usable) {
+  std::vector<std::string> inputs = {options.trace.toStdString()};
+  if (!options.divergence.isEmpty()) inputs.push_back(options.divergence.toStdString());
+  if (auto usable = check_output(out, inputs); !usable) {
     std::cerr << usable.error().describe() << "\n";
     return 2;
   }
@@ -34,6 +38,15 @@ int run_screenshot(const ScreenshotOptions& options) {
     std::cerr << options.trace.toStdString() << ": no hazard " << options.hazard << " (the trace has "
               << groups << " hazard group(s) listed)\n";
     return 2;
+  }
+  if (!options.divergence.isEmpty()) {
+    QString why;
+    auto marker = read_divergence(options.divergence, why);
+    if (!marker) {
+      std::cerr << why.toStdString() << "\n";
+      return 2;
+    }
+    window.timeline()->setDivergence(std::move(marker));
   }
   QApplication::processEvents();
   auto file = OutputFile::create(out);

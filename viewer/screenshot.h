@@ -13,7 +13,8 @@ namespace racetrack::viewer {
 struct ScreenshotOptions {
   QString trace;
   QString out;
-  int hazard = 0;  // 0: none
+  int hazard = 0;      // 0: none
+  QString divergence;  // a `racetrack diff --format json` report to mark, if any
   QSize size{1600, 1000};
 };
 

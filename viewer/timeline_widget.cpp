@@ -297,6 +297,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   paintHazards(p, f);
   paintArrows(p, f);
   paintSelection(p, f);
+  paintDivergence(p, f);
   p.restore();
   if (f.thinned_arrows) {
     // Say that arrows were left out, so their absence is not read as "none".
@@ -481,6 +482,34 @@ void TimelineWidget::paintSelection(QPainter& p, const Frame& f) const {
       p.setPen(QPen(QColor::fromRgb(kSelectionRgb), 2));
       p.drawRect(r->adjusted(-2, -2, 2, 2));
     }
+}
+
+void TimelineWidget::setDivergence(std::optional<DivergenceMarker> marker) {
+  divergence_ = std::move(marker);
+  update();
+}
+
+std::optional<double> TimelineWidget::divergenceX() const {
+  if (!divergence_ || !model_) return std::nullopt;
+  // Op times are relative to the header's origin; the values record's are absolute.
+  const double t = static_cast<double>(divergence_->time_ns - model_->tables().header().time_origin_ns());
+  const Viewport vp = frame().viewport;
+  const double x = vp.x_of(t);
+  if (x < vp.content_left() || x > vp.width) return std::nullopt;
+  return x;
+}
+
+void TimelineWidget::paintDivergence(QPainter& p, const Frame& f) const {
+  const std::optional<double> x = divergenceX();
+  if (!x) return;
+  const QColor colour = QColor::fromRgb(kDivergenceRgb);
+  p.setPen(QPen(colour, 2));
+  p.drawLine(QPointF(*x, f.viewport.rows_top()), QPointF(*x, f.viewport.rows_bottom()));
+  const QRectF box(*x + 4, f.viewport.rows_top() + 2, 520, 18);
+  p.fillRect(QRectF(box.topLeft(), QSizeF(p.fontMetrics().horizontalAdvance(divergence_->label) + 8, 18)),
+             QColor(255, 255, 255, 220));
+  p.setPen(colour);
+  p.drawText(box.adjusted(4, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, divergence_->label);
 }
 
 void TimelineWidget::paintRuler(QPainter& p, const Frame& f) const {

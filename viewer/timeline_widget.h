@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "divergence_marker.h"
 #include "timeline_layout.h"
 
 class QScrollBar;
@@ -47,6 +48,11 @@ class TimelineWidget : public QWidget {
   void setChain(std::vector<std::pair<OpRef, OpRef>> chain);
   const Highlight& highlight() const { return highlight_; }
 
+  // The first divergence `racetrack diff` found in this run: a vertical
+  // marker at its time. Its x in the current view, if there is one (tests).
+  void setDivergence(std::optional<DivergenceMarker> marker);
+  std::optional<double> divergenceX() const;
+
   // Lanes.
   const LaneOrder& laneOrder() const { return order_; }
   void moveLaneTo(uint32_t lane, size_t position);
@@ -78,6 +84,7 @@ class TimelineWidget : public QWidget {
   bool event(QEvent* event) override;
 
  private:
+  std::optional<DivergenceMarker> divergence_;
   Viewport viewport() const;
   void updateScrollBar();
   int contentHeight() const;
@@ -87,6 +94,7 @@ class TimelineWidget : public QWidget {
   void paintHazards(QPainter& p, const Frame& f) const;
   void paintArrows(QPainter& p, const Frame& f) const;
   void paintSelection(QPainter& p, const Frame& f) const;
+  void paintDivergence(QPainter& p, const Frame& f) const;
   void paintRuler(QPainter& p, const Frame& f) const;
   void paintLegend(QPainter& p) const;
   QString toolTipAt(QPointF pos) const;

@@ -137,6 +137,8 @@ TEST(FirstDivergence, AnOperatorTheRunNeverRanIsPlacedWhereItShouldHaveRun) {
   EXPECT_EQ(result.first->how, Difference::kMissing);
   EXPECT_EQ(result.first->run, nullptr);
   EXPECT_EQ(result.first->baseline->op, "aten::mm");  // before the optimizer's differing add_
+  ASSERT_NE(result.first->run_before, nullptr);       // where on the run's timeline it belongs
+  EXPECT_EQ(result.first->run_before->op, "aten::gelu_backward");
   ASSERT_TRUE(result.first_gradient);
   EXPECT_EQ(result.first_gradient->baseline->param, "m.fc1.weight");
   EXPECT_EQ(result.missing_from_run, 2u);

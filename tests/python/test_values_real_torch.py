@@ -112,6 +112,8 @@ class OffloadBlockDiffTest(unittest.TestCase):
         first = report["first_divergence"]
         self.assertEqual(first["how"], "missing")  # autograd never ran fc1's backward
         self.assertEqual((first["baseline"]["phase"], first["baseline"]["module"]), ("backward", "block.fc1"))
+        # Where on the run's timeline (racetrack view --divergence): after the run's last matched operator.
+        self.assertGreater(first["at"]["time_ns"], 0)
         gradient = report["first_gradient"]
         self.assertTrue(gradient["baseline"]["param"].startswith("block.fc1."), gradient)
         self.assertEqual(gradient["baseline"]["n"], 0)  # in the first step

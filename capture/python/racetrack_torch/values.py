@@ -8,7 +8,7 @@ ran (docs/diff.md has the format):
 
     {"racetrack_values": 1, "torch": "2.15.0"}
     {"seq": 0, "phase": "forward", "module": "model.fc1", "op": "aten::addmm", "n": 0,
-     "in": [<digest>, ...], "out": [<digest>, ...]}
+     "t": 1764680000000000000, "thread": 4242, "in": [<digest>, ...], "out": [<digest>, ...]}
     {"seq": 9, "phase": "backward", "module": "model.fc1", "op": "grad", "param": "model.fc1.weight",
      "n": 0, "in": [], "out": [<digest>]}
 
@@ -18,6 +18,8 @@ the aten namespace (profiler ranges) are not recorded: they compute
 nothing."""
 
 import json
+import threading
+import time
 
 from .stacks import StackWalker
 
@@ -102,7 +104,10 @@ class ValueRecorder:
         key = (phase, module, op, param)
         n = self._counts.get(key, 0)
         self._counts[key] = n + 1
-        row = {"seq": self._seq, "phase": phase, "module": module, "op": op, "n": n}
+        # When and where it ran (CLOCK_REALTIME nanoseconds, the clock of a
+        # capture's host times; the native thread id), for timelines.
+        row = {"seq": self._seq, "phase": phase, "module": module, "op": op, "n": n, "t": time.time_ns(),
+               "thread": threading.get_native_id()}
         if param is not None:
             row["param"] = param
         if self._walker is not None:

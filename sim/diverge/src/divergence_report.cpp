@@ -79,6 +79,8 @@ nlohmann::json record_json(const ValueRecord& r) {
   nlohmann::json j = {{"seq", r.seq}, {"phase", r.phase}, {"module", r.module}, {"op", r.op}, {"n", r.n}};
   if (!r.param.empty()) j["param"] = r.param;
   if (!r.stack.empty()) j["stack"] = r.stack;
+  if (r.time_ns) j["time_ns"] = r.time_ns;
+  if (r.thread) j["thread"] = r.thread;
   return j;
 }
 
@@ -92,6 +94,11 @@ nlohmann::json divergence_json(const std::optional<Divergence>& d) {
                       {"inputs_comparable", d->inputs_comparable},
                       {"inputs_differing", d->inputs_differing},
                       {"starts_here", d->run && d->inputs_comparable && d->inputs_differing.empty()}};
+  // Where on the run's timeline (racetrack view --divergence): the
+  // operator, or for a missing one the run's operator it should have
+  // followed.
+  if (const ValueRecord* at = d->run ? d->run : d->run_before; at && at->time_ns)
+    j["at"] = {{"time_ns", at->time_ns}, {"thread", at->thread}, {"seq", at->seq}};
   if (!d->run) return j;
   if (d->output < d->baseline->out.size()) j["baseline_digest"] = digest_json(d->baseline->out[d->output]);
   if (d->output < d->run->out.size()) j["run_digest"] = digest_json(d->run->out[d->output]);

@@ -129,17 +129,22 @@ DiffResult first_divergence(const ValuesRecord& baseline, const ValuesRecord& ru
     if (r.op == "grad") consider(first_gradient, 2 * k, d);
   }
   uint64_t after = 0;  // the run position of the last matched baseline operator so far
+  const ValueRecord* after_record = nullptr;
   for (size_t i = 0; i < baseline.records.size(); ++i) {
     const ValueRecord& b = baseline.records[i];
     if (is_data_movement(b.op)) continue;
     if (run_index_of[i] >= 0) {
-      after = std::max(after, 2 * static_cast<uint64_t>(run_index_of[i]) + 1);
+      if (2 * static_cast<uint64_t>(run_index_of[i]) + 1 >= after) {
+        after = 2 * static_cast<uint64_t>(run_index_of[i]) + 1;
+        after_record = &run.records[static_cast<size_t>(run_index_of[i])];
+      }
       continue;
     }
     if (!result.missing_from_run++) result.first_missing = &b;
     Divergence d;
     d.baseline = &b;
     d.how = Difference::kMissing;
+    d.run_before = after_record;
     consider(first, after, d);
     if (b.op == "grad") consider(first_gradient, after, d);
   }

@@ -43,7 +43,8 @@ std::string read_record(const json& j, ValueRecord& r) {
   for (std::string why :
        {field(j, "seq", r.seq), field(j, "phase", r.phase), field(j, "module", r.module),
         field(j, "op", r.op), field(j, "n", r.n), field(j, "param", r.param, false),
-        field(j, "stack", r.stack, false), read_digests(j, "in", r.in), read_digests(j, "out", r.out)})
+        field(j, "stack", r.stack, false), field(j, "t", r.time_ns, false),
+        field(j, "thread", r.thread, false), read_digests(j, "in", r.in), read_digests(j, "out", r.out)})
     if (!why.empty()) return why;
   if (r.phase != "forward" && r.phase != "backward" && r.phase != "recompute" && r.phase != "optimizer")
     return "unknown phase \"" + r.phase + "\"";

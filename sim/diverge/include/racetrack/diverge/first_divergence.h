@@ -42,7 +42,10 @@ struct DiffOptions {
 struct Divergence {
   const ValueRecord* baseline = nullptr;
   const ValueRecord* run = nullptr;  // null when missing
-  size_t output = 0;                 // the first differing output
+  // When missing: the run's operator after which it should have run (null
+  // when it should have come first).
+  const ValueRecord* run_before = nullptr;
+  size_t output = 0;  // the first differing output
   Difference how = Difference::kEqual;
   // Inputs whose digests differ from the baseline's (empty: all equal, so
   // this operator is where the divergence starts).

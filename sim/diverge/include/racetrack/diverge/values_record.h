@@ -27,6 +27,8 @@ struct ValueRecord {
   std::string param;   // for "grad": the parameter's name
   uint64_t n = 0;      // occurrence of (phase, module, op, param) so far
   std::vector<std::string> stack;
+  int64_t time_ns = 0;  // CLOCK_REALTIME when it ran (0: not recorded), a capture's host clock
+  uint64_t thread = 0;  // native thread id
   std::vector<Digest> in, out;
   size_t line = 0;  // in its file, for messages
 };
