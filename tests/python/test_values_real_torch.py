@@ -71,6 +71,23 @@ class RecordTest(unittest.TestCase):
         self.assertTrue(all("hash" in d for r in lines[1:] for d in r["in"] + r["out"]))
 
 
+    def test_a_tensor_it_cannot_digest_stops_recording_not_the_program(self):
+        import contextlib
+        import io
+
+        import racetrack_torch
+
+        sparse = torch.eye(3).to_sparse()
+        with tempfile.TemporaryDirectory() as directory:
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                racetrack_torch.record_values(os.path.join(directory, "v.jsonl"))
+                total = (sparse * 2).to_dense().sum().item()
+                racetrack_torch.stop_values()
+        self.assertEqual(total, 6.0)
+        self.assertIn("racetrack: values are no longer recorded", stderr.getvalue())
+
+
 @unittest.skipIf(torch is None or not RACETRACK, "PyTorch or the racetrack binary (RACETRACK_CLI) missing")
 class OffloadBlockDiffTest(unittest.TestCase):
     @classmethod

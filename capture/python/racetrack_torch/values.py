@@ -21,6 +21,7 @@ import json
 import threading
 import time
 
+from .errors import report
 from .stacks import StackWalker
 
 BATCH = 256
@@ -62,12 +63,24 @@ class ValueRecorder:
         if phase in ("forward", "recompute"):
             self._context.note_node(module)
         row = self._row(phase, module, str(func._schema.name), None)
-        row["in"] = [self._digests.add(t) for t in inputs]
+        try:
+            row["in"] = [self._digests.add(t) for t in inputs]
+        except Exception as error:
+            self._failed(error)
+            return func(*args, **kwargs)
         result = func(*args, **kwargs)
-        outputs = _tensors(result, tensor, [])
-        row["out"] = [self._digests.add(t) for t in outputs]
-        self._push(row)
+        try:
+            row["out"] = [self._digests.add(t) for t in _tensors(result, tensor, [])]
+            self._push(row)
+        except Exception as error:
+            self._failed(error)
         return result
+
+    def _failed(self, error):
+        """A tensor racetrack cannot digest (sparse, meta, ...): the program
+        goes on, without values from here on."""
+        self.enabled = False
+        report("values are no longer recorded", error)
 
     def watch_gradients(self, model, name):
         """Records every .grad accumulated into model's parameters."""
@@ -96,9 +109,12 @@ class ValueRecorder:
         if not self.enabled or parameter.grad is None:
             return
         row = self._row("backward", owner, "grad", full)
-        row["in"] = []
-        row["out"] = [self._digests.add(parameter.grad)]
-        self._push(row)
+        try:
+            row["in"] = []
+            row["out"] = [self._digests.add(parameter.grad)]
+            self._push(row)
+        except Exception as error:
+            self._failed(error)
 
     def _row(self, phase, module, op, param):
         key = (phase, module, op, param)
