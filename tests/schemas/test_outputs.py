@@ -172,6 +172,41 @@ class SynthOutputs(unittest.TestCase, Valid):
         self.assertLess(document["ops"], whole["ops"])
 
 
+def values_record(path, records):
+    """A values record as racetrack_torch writes it (docs/diff.md)."""
+    with open(path, "w") as f:
+        f.write(json.dumps({"racetrack_values": 1, "torch": "test"}) + "\n")
+        for seq, (phase, module, op, out_hash, absmax) in enumerate(records):
+            digest = {"hash": out_hash, "dtype": "float32", "numel": 4, "sum": absmax, "absmax": absmax,
+                      "nan": 0, "inf": 0}
+            f.write(json.dumps({"seq": seq, "phase": phase, "module": module, "op": op, "n": 0,
+                                "t": 1764680000000000000 + seq, "thread": 7, "in": [digest],
+                                "out": [digest]}) + "\n")
+    return path
+
+
+class DiffOutputs(unittest.TestCase, Valid):
+    def test_diff_outputs_match_their_schema(self):
+        directory = scratch("diff")
+        baseline = values_record(os.path.join(directory, "baseline.jsonl"), [
+            ("forward", "m.fc1", "aten::addmm", "a", 1.0), ("forward", "m", "aten::gelu", "b", 1.0),
+            ("backward", "m", "aten::gelu_backward", "c", 1.0), ("backward", "m.fc1", "aten::mm", "d", 1.0),
+            ("backward", "m.fc1", "grad", "d", 1.0)])
+        drifted = values_record(os.path.join(directory, "run.jsonl"), [
+            ("forward", "m.fc1", "aten::addmm", "a", 1.0), ("forward", "m", "aten::gelu", "b", 1.0),
+            ("forward", "m", "aten::_to_copy", "b", 1.0), ("recompute", "m", "aten::gelu", "b", 1.0),
+            ("backward", "m", "aten::gelu_backward", "z", 0.0)])
+        code, same = run_json("diff", baseline, baseline)
+        self.assertEqual(code, 0)
+        self.assertValid("diff", same, "diff, no divergence")
+        code, differs = run_json("diff", baseline, drifted)
+        self.assertEqual(code, 1)
+        self.assertValid("diff", differs, "diff, a divergence")
+        self.assertEqual(differs["first_divergence"]["how"], "zeros-vs-nonzeros")
+        self.assertEqual(differs["first_gradient"]["how"], "missing")
+        self.assertEqual(differs["recomputed_matched"], 1)
+
+
 class RejectsWrongDocuments(unittest.TestCase):
     """The schemas are real constraints: each change below breaks them."""
 

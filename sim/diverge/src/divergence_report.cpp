@@ -135,7 +135,8 @@ std::string format_text(const DiffResult& result, const DiffOptions& options) {
 }
 
 nlohmann::json to_json(const DiffResult& result, const DiffOptions& options) {
-  return {{"diverged", result.diverged()},
+  return {{"schema_version", 1},  // docs/schemas/diff.schema.json
+          {"diverged", result.diverged()},
           {"first_divergence", divergence_json(result.first)},
           {"first_gradient", divergence_json(result.first_gradient)},
           {"first_missing", result.first_missing ? record_json(*result.first_missing) : nlohmann::json()},
