@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "racetrack/diverge/values_trace.h"
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/trace_io.h"
 
@@ -21,6 +22,18 @@ int convert(const ConvertOptions& o) {
   }
   WriterOptions writer_options;
   writer_options.compress = o.compress;
+  if (diverge::is_values_record(o.in)) {  // racetrack_torch's values record: its operators as a trace
+    auto record = diverge::read_values(o.in);
+    if (!record) {
+      std::cerr << record.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    if (auto s = diverge::write_values_trace(*record, o.out, writer_options); !s) {
+      std::cerr << s.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    return kExitOk;
+  }
   if (encoding_for_write(o.out) == Encoding::kBinary) {
     auto source = TraceSource::open(o.in);
     if (!source) {
@@ -80,7 +93,8 @@ void add_convert(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("convert", "Convert between binary (.rtrace), text (.pbtxt) and JSON (.json)");
   auto o = std::make_shared<ConvertOptions>();
-  cmd->add_option("IN", o->in, "input trace")->required();
+  cmd->add_option("IN", o->in, "input trace, or a values record (racetrack_torch, .jsonl) to make a trace of")
+      ->required();
   cmd->add_option("OUT", o->out, "output trace; the extension picks the encoding")->required();
   cmd->add_flag("--compress", o->compress, "zstd-compress binary chunks");
   cmd->callback([o, &exit_code] { exit_code = convert(*o); });

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "racetrack/diverge/divergence_report.h"
+#include "racetrack/diverge/values_trace.h"
 
 namespace racetrack::cli {
 namespace {
@@ -15,12 +16,12 @@ struct DiffArgs {
 };
 
 int run_diff(const DiffArgs& a) {
-  auto baseline = diverge::read_values(a.baseline);
+  auto baseline = diverge::read_values_any(a.baseline);
   if (!baseline) {
     std::cerr << "diff: " << baseline.error().describe() << "\n";
     return kExitBadInput;
   }
-  auto run = diverge::read_values(a.run);
+  auto run = diverge::read_values_any(a.run);
   if (!run) {
     std::cerr << "diff: " << run.error().describe() << "\n";
     return kExitBadInput;
@@ -40,10 +41,10 @@ void add_diff(CLI::App& app, int& exit_code) {
       "diff", "Find the first operator whose values differ between a baseline run and another run");
   auto a = std::make_shared<DiffArgs>();
   cmd->add_option("BASELINE", a->baseline,
-                  "values record of the baseline run (racetrack_torch.record_values)")
+                  "values of the baseline run: a values record (racetrack_torch.record_values) or a trace carrying one")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("RUN", a->run, "values record of the run that drifts (offloading, recompute, ...)")
+  cmd->add_option("RUN", a->run, "values of the run that drifts (offloading, recompute, ...), in either form")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "racetrack/diverge/divergence_report.h"
@@ -21,7 +23,11 @@ using diverge::Digest;
 using diverge::ValueRecord;
 using diverge::ValuesRecord;
 
-Digest digest(const std::string& hash, double sum = 1, double absmax = 1, uint64_t nan = 0) {
+// A digest named `name`: its hash is the name's std::hash, in hex, as a
+// record holds it.
+Digest digest(const std::string& name, double sum = 1, double absmax = 1, uint64_t nan = 0) {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(name));
   return Digest{hash, "float32", 4, sum, absmax, nan, 0};
 }
 

@@ -55,6 +55,9 @@ TEST(ValuesRecord, BadLinesNameTheLineAndTheField) {
       {std::string(kHeader) + "\n" +
            std::string(kRecord).replace(std::string(kRecord).find("\"hash\""), 6, "\"h\"") + "\n",
        "line 2: a digest in \"out\": missing field \"hash\""},
+      {std::string(kHeader) + "\n" + std::string(kRecord).replace(std::string(kRecord).find("00000000000000aa"), 16, "xyz") +
+           "\n",
+       "line 2: a digest in \"out\": hash \"xyz\" is not 1 to 16 lower-case hex digits"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.message);

@@ -195,7 +195,7 @@ class DiffOutputs(unittest.TestCase, Valid):
         drifted = values_record(os.path.join(directory, "run.jsonl"), [
             ("forward", "m.fc1", "aten::addmm", "a", 1.0), ("forward", "m", "aten::gelu", "b", 1.0),
             ("forward", "m", "aten::_to_copy", "b", 1.0), ("recompute", "m", "aten::gelu", "b", 1.0),
-            ("backward", "m", "aten::gelu_backward", "z", 0.0)])
+            ("backward", "m", "aten::gelu_backward", "e0", 0.0)])
         code, same = run_json("diff", baseline, baseline)
         self.assertEqual(code, 0)
         self.assertValid("diff", same, "diff, no divergence")

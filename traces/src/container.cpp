@@ -22,7 +22,8 @@ uint32_t get_u32(const unsigned char* p) {
 
 bool chunk_is_empty(const v1::Chunk& c) {
   return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 && c.events_size() == 0 &&
-         c.threads_size() == 0 && c.regions_size() == 0 && c.ops_size() == 0 && c.modules_size() == 0;
+         c.threads_size() == 0 && c.regions_size() == 0 && c.ops_size() == 0 && c.modules_size() == 0 &&
+         c.values_size() == 0;
 }
 
 }  // namespace
@@ -85,7 +86,9 @@ Status TraceWriter::write_frame(const v1::Chunk& chunk) {
 }
 
 Status TraceWriter::commit_if_full() {
-  if (static_cast<size_t>(pending_.ops_size()) < options_.ops_per_chunk) return Ok{};
+  if (static_cast<size_t>(pending_.ops_size()) < options_.ops_per_chunk &&
+      static_cast<size_t>(pending_.values_size()) < options_.ops_per_chunk)
+    return Ok{};
   auto status = write_frame(pending_);
   pending_.Clear();
   return status;

@@ -207,6 +207,7 @@ void append_chunk(v1::Chunk& into, const v1::Chunk& from) {
   append_all(into.mutable_regions(), from.regions());
   append_all(into.mutable_ops(), from.ops());
   append_all(into.mutable_modules(), from.modules());
+  append_all(into.mutable_values(), from.values());
 }
 
 Result<v1::Chunk> load_trace(const std::string& path, ReadOptions options) {

@@ -86,6 +86,27 @@ void Validator::check_entities(const v1::Chunk& chunk) {
   }
   region_state_.resize(tables_.regions().size() + 1, 0);
   check_modules(chunk);
+  check_values(chunk);
+}
+
+// Operator values (docs/diff.md): dense seqs, a known phase, an operator
+// name, and string ids that exist.
+void Validator::check_values(const v1::Chunk& chunk) {
+  for (const v1::OperatorValues& v : chunk.values()) {
+    const std::string what = "operator values " + std::to_string(v.seq());
+    if (v.seq() != values_)
+      report(what + " is out of order: expected seq " + std::to_string(values_) + " (seqs are dense from 0)");
+    values_ = v.seq() + 1;
+    if (v.phase() == v1::PHASE_UNKNOWN || !v1::ValuePhase_IsValid(v.phase()))
+      report(what + " has no known phase (" + std::to_string(v.phase()) + ")");
+    if (v.op() == 0) report(what + " names no operator");
+    check_string((what + " op").c_str(), v.op());
+    check_string((what + " module").c_str(), v.module());
+    check_string((what + " param").c_str(), v.param());
+    check_string((what + " stack").c_str(), v.stack());
+    for (const auto* digests : {&v.inputs(), &v.outputs()})
+      for (const v1::ValueDigest& d : *digests) check_string((what + " dtype").c_str(), d.dtype());
+  }
 }
 
 void Validator::check_modules(const v1::Chunk& chunk) {

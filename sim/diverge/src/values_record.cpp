@@ -33,6 +33,10 @@ std::string read_digests(const json& j, const char* name, std::vector<Digest>& o
           field(d, "sum", digest.sum), field(d, "absmax", digest.absmax), field(d, "nan", digest.nan),
           field(d, "inf", digest.inf)})
       if (!why.empty()) return std::string("a digest in \"") + name + "\": " + why;
+    if (digest.hash.empty() || digest.hash.size() > 16 ||
+        digest.hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return std::string("a digest in \"") + name + "\": hash \"" + digest.hash.substr(0, 40) +
+             "\" is not 1 to 16 lower-case hex digits";
     out.push_back(std::move(digest));
   }
   return {};

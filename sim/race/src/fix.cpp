@@ -173,6 +173,7 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
   *out_.mutable_streams() = in.streams();
   *out_.mutable_threads() = in.threads();
   *out_.mutable_modules() = in.modules();
+  *out_.mutable_values() = in.values();  // values records are not ops: no seqs move
   for (const auto& r : in.regions()) {
     v1::Region& copy = *out_.add_regions();
     copy = r;

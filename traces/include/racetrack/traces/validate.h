@@ -36,6 +36,7 @@ class Validator {
   bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count);
   void check_string(const char* what, uint32_t id);
   void check_modules(const v1::Chunk& chunk);
+  void check_values(const v1::Chunk& chunk);
 
   TraceTables tables_;
   std::vector<Error> errors_;
@@ -48,6 +49,7 @@ class Validator {
   bool any_op_ = false;
   std::vector<uint8_t> region_state_;  // 0 unseen, 1 allocated, 2 freed
   uint32_t modules_ = 0;                  // defined so far
+  uint64_t values_ = 0;                   // operator values seen so far (their seqs are dense)
   std::set<std::string> module_hashes_;   // a module is stored once per content hash
   std::set<uint32_t> capturing_;          // streams between a capture's BEGIN and END
   std::map<uint64_t, uint64_t> capture_ends_;  // END op seq -> its graph id (0 = unknown)
