@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "capture_values.h"
 #include "commands.h"
 #include "numbers.h"
 #include "own_directory.h"
@@ -219,6 +220,7 @@ int capture(const CaptureArgs& args) {
     if (!read) std::cerr << "; readable up to the error: " << read.error().describe();
     std::cerr << "\n";
   }
+  if (!args.values.empty()) attach_values(fs::absolute(args.values).string(), traces);
   return status;
 }
 

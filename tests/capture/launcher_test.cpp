@@ -85,6 +85,34 @@ TEST(CaptureLauncher, ValuesNeedTorchAndReachTheProgramAsAnAbsolutePath) {
   EXPECT_EQ(run.out, "[" + (std::filesystem::current_path() / "v-%p.jsonl").string() + "]\n");
 }
 
+// A program that writes a values record where --values says and a trace
+// (the stand-in CUDA program): the record ends up inside the trace.
+TEST(CaptureLauncher, ValuesGoIntoTheTraceTheProgramWrote) {
+  TempDir dir;
+  const std::string record =
+      R"({"racetrack_values": 1, "torch": "x"})"
+      "\n"
+      R"({"seq": 0, "phase": "forward", "module": "m", "op": "aten::mul", "n": 0, "t": 5, "thread": 1,)"
+      R"( "in": [], "out": [{"hash": "ab", "dtype": "float32", "numel": 1, "sum": 1.0, "absmax": 1.0, "nan": 0,)"
+      R"( "inf": 0}]})"
+      "\n";
+  write_bytes(dir.path("made.jsonl"), record);
+  const std::string program = "cp " + shell_quote(dir.path("made.jsonl")) + " \"$RACETRACK_TORCH_VALUES\" && " +
+                              shell_quote(RACETRACK_SHIM_PROGRAM) + " offload";
+  const CliRun run = run_cli(dir, "capture -o " + shell_quote(dir.path("out.rtrace")) + " --torch --values " +
+                                      shell_quote(dir.path("v.jsonl")) + " -- env LD_LIBRARY_PATH=" +
+                                      shell_quote(RACETRACK_SHIM_FAKES_DIR) + " sh -c " + shell_quote(program));
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("added the values of 1 operator(s)"));
+  const CliRun diff = run_cli(dir, "diff --format json " + shell_quote(dir.path("out.rtrace")) + " " +
+                                       shell_quote(dir.path("v.jsonl")));
+  EXPECT_EQ(diff.code, 0) << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("\"compared\": 1"));
+  EXPECT_EQ(run_cli(dir, "validate " + shell_quote(dir.path("out.rtrace"))).code, 0);
+  const CliRun info = run_cli(dir, "info " + shell_quote(dir.path("out.rtrace")));
+  EXPECT_THAT(info.out, Not(HasSubstr("\n0 ops")));  // the program's ops are all still there
+}
+
 TEST(CaptureLauncher, TorchPutsThePythonPackageFirst) {
   TempDir dir;
   const CliRun run = run_cli(

@@ -129,6 +129,25 @@ TEST(ValuesTrace, ConvertMakesATraceOfARecordWithoutTouchingIt) {
   EXPECT_EQ(read_bytes(dir.path("v.jsonl")), record);
 }
 
+TEST(ValuesTrace, ValuesAddedToACaptureComeAfterItsOpsOnItsClock) {
+  TempDir dir;
+  const std::string trace = dir.path("t.rtrace");
+  ASSERT_EQ(run_cli(dir, "convert " + shell_quote(std::string(RACETRACK_SAMPLES_DIR) +
+                                                  "/c1_reload_not_waited.race.pbtxt") +
+                             " " + shell_quote(trace))
+                .code,
+            0);
+  const diverge::ValuesRecord record = sample_record();
+  ASSERT_TRUE(diverge::add_values_to_trace(trace, record).ok());
+  auto read = diverge::read_values_any(trace);
+  ASSERT_TRUE(read.ok()) << read.error().describe();
+  expect_same(record, *read);  // absolute times again, whatever the trace's origin
+  EXPECT_EQ(run_cli(dir, "check " + shell_quote(trace)).code, 1);  // its ops and its race are still there
+  const auto again = diverge::add_values_to_trace(trace, record);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("carries operator values already"), std::string::npos);
+}
+
 TEST(ValuesTrace, TheValidatorRejectsBrokenValues) {
   v1::Chunk chunk;
   chunk.mutable_header()->set_format_version(1);

@@ -37,6 +37,7 @@ std::string read_digests(const json& j, const char* name, std::vector<Digest>& o
         digest.hash.find_first_not_of("0123456789abcdef") != std::string::npos)
       return std::string("a digest in \"") + name + "\": hash \"" + digest.hash.substr(0, 40) +
              "\" is not 1 to 16 lower-case hex digits";
+    digest.hash.insert(0, 16 - digest.hash.size(), '0');  // one spelling per value, as traces give it
     out.push_back(std::move(digest));
   }
   return {};

@@ -19,17 +19,19 @@ v1::ValuePhase phase_of(const std::string& name) {
 }
 
 // Interns strings into the chunk being written (ids are global: 1-based
-// over every chunk's strings).
+// over every chunk's strings, after the `defined` ones already there).
 class Strings {
  public:
+  explicit Strings(uint32_t defined = 0) : defined_(defined) {}
   uint32_t id(const std::string& s, v1::Chunk& chunk) {
     if (s.empty()) return 0;
-    auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(ids_.size() + 1));
+    auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(defined_ + ids_.size() + 1));
     if (added) chunk.add_strings(s);
     return it->second;
   }
 
  private:
+  uint32_t defined_;
   std::unordered_map<std::string, uint32_t> ids_;
 };
 
@@ -69,9 +71,41 @@ bool is_values_record(const std::string& path) {
   return first.rfind("{", 0) == 0 && first.find("\"racetrack_values\"") != std::string::npos;
 }
 
+namespace {
+
+// Adds values records to the chunks of a trace whose time origin and
+// string count are given.
+class ValuesAppender {
+ public:
+  ValuesAppender(int64_t origin, uint32_t strings_defined) : origin_(origin), strings_(strings_defined) {}
+
+  void add(const ValueRecord& r, v1::Chunk& chunk) {
+    v1::OperatorValues& v = *chunk.add_values();
+    v.set_seq(r.seq);
+    v.set_phase(phase_of(r.phase));
+    v.set_module(strings_.id(r.module, chunk));
+    v.set_op(strings_.id(r.op, chunk));
+    v.set_param(strings_.id(r.param, chunk));
+    v.set_n(r.n);
+    v.set_time(r.time_ns ? r.time_ns - origin_ : 0);
+    v.set_thread(r.thread);
+    std::string stack;
+    for (const std::string& frame : r.stack) stack += (stack.empty() ? "" : " <- ") + frame;
+    v.set_stack(strings_.id(stack, chunk));
+    add_digests(r.in, *v.mutable_inputs(), strings_, chunk);
+    add_digests(r.out, *v.mutable_outputs(), strings_, chunk);
+  }
+
+ private:
+  int64_t origin_;
+  Strings strings_;
+};
+
+}  // namespace
+
 Status write_values_trace(const ValuesRecord& record, const std::string& out, WriterOptions options) {
   const int64_t origin = record.records.empty() ? 0 : record.records.front().time_ns;
-  Strings strings;
+  ValuesAppender values(origin, 0);
   auto set_header = [&](v1::Chunk& chunk) {
     v1::Header& header = *chunk.mutable_header();
     header.set_format_version(kFormatVersion);
@@ -80,33 +114,40 @@ Status write_values_trace(const ValuesRecord& record, const std::string& out, Wr
     header.set_time_origin_ns(origin);
     header.set_rank(-1);
   };
-  auto add = [&](const ValueRecord& r, v1::Chunk& chunk) {
-    v1::OperatorValues& v = *chunk.add_values();
-    v.set_seq(r.seq);
-    v.set_phase(phase_of(r.phase));
-    v.set_module(strings.id(r.module, chunk));
-    v.set_op(strings.id(r.op, chunk));
-    v.set_param(strings.id(r.param, chunk));
-    v.set_n(r.n);
-    v.set_time(r.time_ns ? r.time_ns - origin : 0);
-    v.set_thread(r.thread);
-    std::string stack;
-    for (const std::string& frame : r.stack) stack += (stack.empty() ? "" : " <- ") + frame;
-    v.set_stack(strings.id(stack, chunk));
-    add_digests(r.in, *v.mutable_inputs(), strings, chunk);
-    add_digests(r.out, *v.mutable_outputs(), strings, chunk);
-  };
   if (encoding_for_write(out) != Encoding::kBinary) {  // text and JSON: the trace is one message
     v1::Chunk whole;
     set_header(whole);
-    for (const ValueRecord& r : record.records) add(r, whole);
+    for (const ValueRecord& r : record.records) values.add(r, whole);
     return save_trace(whole, out, options);
   }
   auto writer = TraceWriter::create(out, options);
   if (!writer) return writer.error();
   set_header(writer->pending());
   for (const ValueRecord& r : record.records) {
-    add(r, writer->pending());
+    values.add(r, writer->pending());
+    if (auto s = writer->commit_if_full(); !s) return s;
+  }
+  return writer->close();
+}
+
+Status add_values_to_trace(const std::string& trace, const ValuesRecord& record) {
+  auto source = TraceSource::open(trace);
+  if (!source) return source.error();
+  auto writer = TraceWriter::create(trace);  // a new file, renamed over the trace on close
+  if (!writer) return writer.error();
+  TraceTables tables;
+  v1::Chunk chunk;
+  for (;;) {
+    auto more = source->next(chunk);
+    if (!more) return more.error();
+    if (!*more) break;
+    tables.add(chunk);
+    if (chunk.values_size() > 0) return Error{"the trace carries operator values already", {}, trace};
+    if (auto s = writer->write_chunk(chunk); !s) return s;
+  }
+  ValuesAppender values(tables.header().time_origin_ns(), static_cast<uint32_t>(tables.string_count()));
+  for (const ValueRecord& r : record.records) {
+    values.add(r, writer->pending());
     if (auto s = writer->commit_if_full(); !s) return s;
   }
   return writer->close();

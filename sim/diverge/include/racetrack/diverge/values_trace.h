@@ -19,6 +19,11 @@ bool is_values_record(const std::string& path);
 // values in chunks.
 Status write_values_trace(const ValuesRecord& record, const std::string& out, WriterOptions options = {});
 
+// Appends `record` to `trace` (a capture's own output, replaced whole by a
+// new file with the same chunks and the values after them). Times become
+// relative to the trace's time origin.
+Status add_values_to_trace(const std::string& trace, const ValuesRecord& record);
+
 // The values a trace carries (a trace without any is an error).
 Result<ValuesRecord> read_values_trace(const std::string& path);
 
