@@ -107,8 +107,8 @@ class OffloadBlockDiffTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.directory.cleanup()
 
-    def diff(self, run):
-        done = subprocess.run([RACETRACK, "diff", "--format", "json", self.paths["plain"], self.paths[run]],
+    def diff(self, run, baseline="plain"):
+        done = subprocess.run([RACETRACK, "diff", "--format", "json", self.paths[baseline], self.paths[run]],
                               capture_output=True, text=True)
         return done.returncode, json.loads(done.stdout) if done.stdout else None, done.stderr
 
@@ -134,6 +134,15 @@ class OffloadBlockDiffTest(unittest.TestCase):
         gradient = report["first_gradient"]
         self.assertTrue(gradient["baseline"]["param"].startswith("block.fc1."), gradient)
         self.assertEqual(gradient["baseline"]["n"], 0)  # in the first step
+
+    def test_against_the_correct_wrapper_the_wrappers_own_backward_is_named(self):
+        code, report, err = self.diff("offload-bug", baseline="offload")
+        self.assertEqual(code, 1, err)
+        first = report["first_divergence"]
+        self.assertEqual(first["run"]["op"], "returns:OffloadRecomputeBackward")  # what its backward returned
+        self.assertEqual(first["run_digest"]["dtype"], "none")  # None: no gradient for fc1's output
+        self.assertEqual(first["baseline_digest"]["dtype"], "float32")
+        self.assertTrue(first["starts_here"])
 
 
 if __name__ == "__main__":

@@ -34,6 +34,9 @@ class ValueContext:
         self._optimizer_depth = 0
         self._node_modules = {}  # autograd node sequence number -> module path
         self._custom_backward = torch.autograd.function.BackwardCFunction
+        # Called as (node name, module, grads) with the gradients a custom
+        # autograd Function's backward returned (None where it returned none).
+        self.on_custom_returns = None
         modules = torch.nn.modules.module
         import torch.optim.optimizer as optimizer
         self._handles = [
@@ -66,9 +69,25 @@ class ValueContext:
         if node is None:
             return "forward", stack[-1] if stack else ""
         module = stack[-1] if stack else self._node_modules.get(node._sequence_nr(), "")
-        if stack or isinstance(node, self._custom_backward):
+        custom = isinstance(node, self._custom_backward)
+        if custom:
+            self._watch_returns(node)
+        if stack or custom:
             return "recompute", module
         return "backward", module
+
+    def _watch_returns(self, node):
+        """What a custom Function's backward returns is no operator's output:
+        a post-hook on its node, added while it runs (the engine reads the
+        hooks after the backward returns), reports it. The hook keeps the
+        node's name, not the node (no reference cycle through the engine)."""
+        if self.on_custom_returns is None or getattr(node, "_racetrack_watched", False):
+            return
+        node._racetrack_watched = True
+        name = node.name()
+        module = self._node_modules.get(node._sequence_nr(), "")
+        report = self.on_custom_returns
+        node.register_hook(lambda grad_inputs, grad_outputs: report(name, module, grad_inputs))
 
     def note_node(self, module):
         """A forward operator is being dispatched in `module`: the autograd

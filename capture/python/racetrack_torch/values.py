@@ -13,7 +13,9 @@ ran (docs/diff.md has the format):
      "n": 0, "in": [], "out": [<digest>]}
 
 Digests are computed on the tensor's device and copied back in batches
-(one sync per batch of operators). Pure view operators and those outside
+(one sync per batch of operators). What a custom autograd Function's
+backward returns is recorded too (op "returns:<node name>"), when that
+backward runs operators (a recomputing checkpoint does). Pure view operators and those outside
 the aten namespace (profiler ranges) are not recorded: they compute
 nothing."""
 
@@ -26,6 +28,8 @@ from .stacks import StackWalker
 
 BATCH = 256
 _FORMAT = 1
+# A gradient a backward returned as None (no gradient at all).
+_NONE = {"hash": "0" * 16, "dtype": "none", "numel": 0, "sum": 0.0, "absmax": 0.0, "nan": 0, "inf": 0}
 
 
 def _tensors(value, tensor_type, out):
@@ -50,6 +54,7 @@ class ValueRecorder:
         self._seq = 0
         self._grad_hooks = []
         self.enabled = True
+        context.on_custom_returns = self._on_custom_returns
 
     def run(self, func, args, kwargs):
         """Runs the operator and records its digests: the inputs' queued
@@ -112,6 +117,19 @@ class ValueRecorder:
         try:
             row["in"] = []
             row["out"] = [self._digests.add(parameter.grad)]
+            self._push(row)
+        except Exception as error:
+            self._failed(error)
+
+    def _on_custom_returns(self, name, module, grads):
+        """A custom autograd Function's backward returned `grads` (op
+        "returns:<node name>"; a None is a digest of dtype "none")."""
+        if not self.enabled:
+            return
+        row = self._row("backward", module, "returns:" + name, None)
+        try:
+            row["in"] = []
+            row["out"] = [_NONE if g is None else self._digests.add(g) for g in grads]
             self._push(row)
         except Exception as error:
             self._failed(error)

@@ -18,6 +18,7 @@ std::string identity(const ValueRecord& r) {
 }
 
 std::string digest_text(const Digest& d) {
+  if (d.dtype == "none") return "None (no gradient at all)";  // what a custom backward returned
   return "hash " + d.hash + ", sum " + number(d.sum) + ", absmax " + number(d.absmax) +
          (d.nan ? ", " + std::to_string(d.nan) + " NaN" : "") +
          (d.inf ? ", " + std::to_string(d.inf) + " Inf" : "") + " (" + d.dtype + ", " +
