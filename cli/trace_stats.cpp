@@ -46,6 +46,7 @@ Status gather_stats(const std::string& path, TraceStats& stats) {
     const v1::Chunk& chunk = **more;
     ++stats.chunks;
     stats.tables.add(chunk);
+    stats.operator_values += static_cast<uint64_t>(chunk.values_size());
     for (const v1::Op& op : chunk.ops()) {
       ++stats.ops;
       ++stats.per_kind[static_cast<size_t>(op_kind(op))];
@@ -86,6 +87,7 @@ std::string format_stats(const TraceStats& s) {
   if (s.any_time)
     out << ", spanning " << format_duration(static_cast<double>(s.last_time) - static_cast<double>(s.first_time))
         << (s.device_times ? " (with device times)" : " (host times only)");
+  if (s.operator_values) out << "\n" << s.operator_values << " operator values (for racetrack diff)";
   out << "\n\nops per kind:\n";
   for (int k = 1; k < kOpKindCount; ++k)
     if (s.per_kind[k]) out << "  " << op_kind_name(static_cast<OpKind>(k)) << ": " << s.per_kind[k] << "\n";

@@ -16,6 +16,7 @@ struct TraceStats {
   TraceTables tables;
   uint64_t ops = 0;
   uint64_t chunks = 0;
+  uint64_t operator_values = 0;  // racetrack_torch's values records (racetrack diff)
   std::array<uint64_t, kOpKindCount> per_kind{};
   std::map<uint32_t, uint64_t> per_stream;  // stream id -> ops (0 = host)
   std::map<std::string, uint64_t> bytes_per_direction;

@@ -40,6 +40,7 @@ std::string format_stats_json(const TraceStats& s, const std::string& path, cons
   j["header"] = header_json(t.header());
   j["ops"] = s.ops;
   j["chunks"] = s.chunks;
+  j["operator_values"] = s.operator_values;  // racetrack diff's values records
   j["time"] = nullptr;
   if (s.any_time)
     j["time"] = {{"first_ns", s.first_time},

@@ -123,6 +123,9 @@ TEST(ValuesTrace, ConvertMakesATraceOfARecordWithoutTouchingIt) {
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(read_bytes(dir.path("v.jsonl")), record);
   EXPECT_EQ(run_cli(dir, "validate " + shell_quote(dir.path("v.rtrace"))).code, 0);
+  EXPECT_NE(run_cli(dir, "info " + shell_quote(dir.path("v.rtrace")))
+                .out.find("1 operator values (for racetrack diff)"),
+            std::string::npos);
   const CliRun onto_itself =
       run_cli(dir, "convert " + shell_quote(dir.path("v.jsonl")) + " " + shell_quote(dir.path("v.jsonl")));
   EXPECT_EQ(onto_itself.code, 2);
@@ -132,11 +135,12 @@ TEST(ValuesTrace, ConvertMakesATraceOfARecordWithoutTouchingIt) {
 TEST(ValuesTrace, ValuesAddedToACaptureComeAfterItsOpsOnItsClock) {
   TempDir dir;
   const std::string trace = dir.path("t.rtrace");
-  ASSERT_EQ(run_cli(dir, "convert " + shell_quote(std::string(RACETRACK_SAMPLES_DIR) +
-                                                  "/c1_reload_not_waited.race.pbtxt") +
-                             " " + shell_quote(trace))
-                .code,
-            0);
+  ASSERT_EQ(
+      run_cli(dir, "convert " +
+                       shell_quote(std::string(RACETRACK_SAMPLES_DIR) + "/c1_reload_not_waited.race.pbtxt") +
+                       " " + shell_quote(trace))
+          .code,
+      0);
   const diverge::ValuesRecord record = sample_record();
   ASSERT_TRUE(diverge::add_values_to_trace(trace, record).ok());
   auto read = diverge::read_values_any(trace);
