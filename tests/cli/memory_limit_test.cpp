@@ -64,7 +64,8 @@ TEST_F(MemoryLimit, WithinTheLimitNothingChanges) {
 
 TEST_F(MemoryLimit, EveryCommandButCaptureStatesItsLimit) {
   const std::string stated = std::to_string(cli::default_memory_limit_mib()) + " MiB here";
-  for (const char* command : {"check", "sim", "replay", "export", "why", "info", "convert", "validate", "dump"}) {
+  for (const char* command :
+       {"check", "sim", "replay", "export", "why", "info", "convert", "validate", "dump", "modes", "diff"}) {
     const CliRun help = run(std::string(command) + " --help");
     EXPECT_THAT(help.out, HasSubstr("--max-memory-mib")) << command;
     EXPECT_THAT(help.out, HasSubstr(stated)) << command;
