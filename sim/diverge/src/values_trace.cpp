@@ -81,7 +81,7 @@ class ValuesAppender {
 
   void add(const ValueRecord& r, v1::Chunk& chunk) {
     v1::OperatorValues& v = *chunk.add_values();
-    v.set_seq(r.seq);
+    v.set_seq(next_seq_++);  // dense from 0 in file order, as the format wants
     v.set_phase(phase_of(r.phase));
     v.set_module(strings_.id(r.module, chunk));
     v.set_op(strings_.id(r.op, chunk));
@@ -99,6 +99,7 @@ class ValuesAppender {
  private:
   int64_t origin_;
   Strings strings_;
+  uint64_t next_seq_ = 0;
 };
 
 }  // namespace
