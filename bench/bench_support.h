@@ -3,6 +3,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdint>
@@ -28,6 +29,20 @@ double best_seconds(int runs, F&& f) {
     best = std::min(best, took.count());
   }
   return best;
+}
+
+// The median over `runs` of a/b, each pair timed back to back (a, then b,
+// then a...): on a shared machine whose speed drifts from minute to minute,
+// a ratio of two best-of-N times taken minutes apart measures the drift.
+template <typename A, typename B>
+double median_paired_ratio(int runs, A&& a, B&& b) {
+  std::vector<double> ratios;
+  for (int i = 0; i < runs; ++i) {
+    const double ta = best_seconds(1, a), tb = best_seconds(1, b);
+    ratios.push_back(ta / tb);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return ratios[ratios.size() / 2];
 }
 
 // The least CPU time the calling thread spent in `f` over `runs` runs: for
