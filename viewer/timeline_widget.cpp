@@ -493,7 +493,7 @@ std::optional<double> TimelineWidget::divergenceX() const {
   if (!divergence_ || !model_) return std::nullopt;
   // Op times are relative to the header's origin; the values record's are absolute.
   const double t = static_cast<double>(divergence_->time_ns - model_->tables().header().time_origin_ns());
-  const Viewport vp = frame().viewport;
+  const Viewport vp = viewport();  // not frame(): painting calls this, and a frame lays out every lane
   const double x = vp.x_of(t);
   if (x < vp.content_left() || x > vp.width) return std::nullopt;
   return x;

@@ -22,7 +22,7 @@ _MAX_WORDS = 1 << 32
 class Digests:
     def __init__(self, torch):
         self._torch = torch
-        self._weights = {}  # (device, set) -> int64 multipliers, grown as needed
+        self._weights = {}  # device -> (n, 2) int64 multipliers, grown as needed
         self._pending = []  # (ints, floats, numel, dtype, the dict to fill) per digest
 
     def add(self, tensor):
@@ -47,16 +47,14 @@ class Digests:
         if words.numel() >= _MAX_WORDS:
             raise ValueError("tensor too large to digest (2^32 words or more)")
         hashes = self._hashes(words)
+        wide = t.to(torch.float64)
         if t.is_floating_point():
-            wide = t.to(torch.float64)
             nan = torch.isnan(wide).sum()
             inf = torch.isinf(wide).sum()
-            finite = torch.nan_to_num(wide, nan=0.0, posinf=0.0, neginf=0.0)
-            floats = torch.stack([finite.sum(), finite.abs().max()])
+            wide = torch.nan_to_num(wide, nan=0.0, posinf=0.0, neginf=0.0)
         else:
-            wide = t.to(torch.float64)
             nan = inf = torch.zeros((), dtype=torch.int64, device=t.device)
-            floats = torch.stack([wide.sum(), wide.abs().max()])
+        floats = torch.stack([wide.sum(), wide.abs().max()])
         ints = torch.stack([hashes[0] << 31 | hashes[1], nan.to(torch.int64), inf.to(torch.int64)])
         return self._queue(ints, floats, numel, dtype)
 

@@ -57,9 +57,6 @@ class ValueContext:
             self._names[id(module)] = f"{name}.{path}" if path else name
             self._modules[id(module)] = module
 
-    def module_name(self, module):
-        return self._names.get(id(module))
-
     def where(self):
         """(phase, module path) of an operator running now on this thread."""
         stack = self._stack()

@@ -51,7 +51,7 @@ ResolvedAccess AccessResolver::word_extent(const Located& at, uint64_t word) con
   r.hi = info.base + info.size;
   if (tier_of(info.origin) != kSegment) {
     r.precision = v1::PRECISION_BLOCK;
-  } else if (!at.mark.boundaries) {
+  } else if (!at.mark.partition) {
     r.precision = v1::PRECISION_SEGMENT;
   } else {
     r.precision = v1::PRECISION_INFERRED;

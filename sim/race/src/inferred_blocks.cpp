@@ -5,6 +5,7 @@
 #include "address_slot.h"
 
 namespace racetrack::race {
+
 InferredBlocks::Partition& InferredBlocks::of(uint32_t region) {
   if (!last_ || last_region_ != region) {
     last_ = &boundaries_[region];  // unordered_map nodes stay put
@@ -40,7 +41,7 @@ void InferredBlocks::add_range(uint32_t region, uint64_t lo, uint64_t hi) {
 
 InferredBlocks::Mark InferredBlocks::add_pointer(uint32_t region, uint64_t p) {
   Recent& recent = recent_[address_slot(p, region, recent_.size())];
-  if (recent.region == region && recent.mark.boundaries && recent.mark.at == p &&
+  if (recent.region == region && recent.mark.partition && recent.mark.at == p &&
       recent.mark.generation == generation_)
     return recent.mark;
   Partition& partition = of(region);
@@ -50,7 +51,7 @@ InferredBlocks::Mark InferredBlocks::add_pointer(uint32_t region, uint64_t p) {
 }
 
 InferredBlocks::Block InferredBlocks::block(const Mark& m, uint64_t region_end) const {
-  const Partition& p = *m.boundaries;
+  const Partition& p = *m.partition;
   size_t next = m.generation == generation_
                     ? m.position + 1
                     : static_cast<size_t>(std::upper_bound(p.at.begin(), p.at.end(), m.at) - p.at.begin());

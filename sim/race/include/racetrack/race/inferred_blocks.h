@@ -31,7 +31,7 @@ class InferredBlocks {
   // of the launch is in. Until a boundary is added anywhere, the pointer's
   // position stays valid and saves the second search.
   struct Mark {
-    const Partition* boundaries = nullptr;
+    const Partition* partition = nullptr;
     uint64_t at = 0;
     size_t position = 0;
     uint64_t generation = 0;
