@@ -5,7 +5,8 @@ An argument annotated as written (``Tensor(a!)``) is written: in place
 only: written, with extents known only after the call). Other tensor
 arguments are read. A return that aliases an input (``Tensor(a)``,
 ``Tensor(a!)``) is a view and adds no access; any other tensor return is a
-fresh output, written by the operator.
+fresh output, written by the operator. Collectives (c10d), whose schemas
+carry no alias annotations, take their modes from collectives.py instead.
 
 The plan for an operator is built once and cached per operator overload, so
 the per-call path does no string work.
@@ -14,18 +15,21 @@ the per-call path does no string work.
 import re
 from collections import namedtuple
 
+from . import collectives
+
 READ = "r"
 WRITE = "w"
 READ_WRITE = "rw"
 
 # Type spellings of tensor arguments, in schema text ("Tensor?[]") and as
 # torch prints argument types ("List[Optional[Tensor]]"), alias marks removed.
+# A "list" may be nested (c10d's Tensor[][]): the tracer flattens it.
 _TENSOR_TYPES = frozenset({
     "Tensor", "Tensor?", "Optional[Tensor]",
 })
 _TENSOR_LIST_TYPES = frozenset({
     "Tensor[]", "Tensor?[]", "Tensor[]?", "List[Tensor]", "List[Optional[Tensor]]",
-    "Optional[List[Tensor]]",
+    "Optional[List[Tensor]]", "Tensor[][]", "List[List[Tensor]]",
 })
 _ALIAS_MARK = re.compile(r"\([^)]*\)")
 
@@ -78,6 +82,7 @@ def plan_operator(schema):
     """The OpPlan of an operator schema (objects shaped like torch.FunctionSchema)."""
     name = operator_name(schema)
     base_name = schema.name
+    collective = collectives.lookup(base_name)
     before, after = [], []
     for position, argument in enumerate(schema.arguments):
         kind = tensor_kind(argument.type)
@@ -85,7 +90,14 @@ def plan_operator(schema):
             continue
         is_list = kind == "list"
         kwarg_only = bool(getattr(argument, "kwarg_only", False))
-        if not _is_write(argument):
+        if collective is not None:
+            mode = collectives.argument_mode(collective, argument.name)
+            if mode is None:
+                continue  # not touched (a barrier's placeholder, a wait's tensor)
+            # out= tensors are found after the call, as below; the rest before it.
+            target = after if mode == WRITE and kwarg_only else before
+            target.append(ArgumentAccess(position, argument.name, mode, is_list))
+        elif not _is_write(argument):
             before.append(ArgumentAccess(position, argument.name, READ, is_list))
         elif kwarg_only:
             after.append(ArgumentAccess(position, argument.name, WRITE, is_list))
@@ -99,7 +111,11 @@ def plan_operator(schema):
         kind = tensor_kind(returned.type)
         if kind is None:
             continue
-        if getattr(returned, "alias_info", None) is not None:
+        if collective is not None:
+            aliases = not collective.fresh_returns  # unannotated: the table says
+        else:
+            aliases = getattr(returned, "alias_info", None) is not None
+        if aliases:
             view_returns += 1
         else:
             fresh_returns.append((index, kind == "list"))

@@ -12,6 +12,7 @@ CPU operator (tensors all on the CPU, pinned or pageable, or a CPU factory):
     ... the operator runs ...
     host mark "racetrack:host <items>"                         what the host touched
 Meta and other devices, and pure view operators, pass through untouched.
+c10d collectives are operators too, with modes from collectives.py.
 
 Everything torch-specific comes in through the constructor (the NVTX sink, the
 tensor class, the current-stream lookup, the stack walker), so this runs and
@@ -89,7 +90,7 @@ class OpTracer:
         for access in plan.before:
             value = _argument(access, args, kwargs)
             if access.is_list and value is not None:
-                tensors.extend((access.mode, item) for item in value if isinstance(item, tensor_type))
+                tensors.extend((access.mode, item) for item in _flatten(value, tensor_type))
             elif isinstance(value, tensor_type):
                 tensors.append((access.mode, value))
 
@@ -137,13 +138,13 @@ class OpTracer:
             for index, is_list in plan.fresh_returns:
                 value = returns[index]
                 if is_list:
-                    outputs.extend((item, written) for item in value if isinstance(item, tensor_type))
+                    outputs.extend((item, written) for item in _flatten(value, tensor_type))
                 elif isinstance(value, tensor_type):
                     outputs.append((value, written))
         for access in plan.after:
             value = _argument(access, args, kwargs)
             if access.is_list and value is not None:
-                outputs.extend((item, True) for item in value if isinstance(item, tensor_type))
+                outputs.extend((item, True) for item in _flatten(value, tensor_type))
             elif isinstance(value, tensor_type):
                 outputs.append((value, True))
         return outputs
@@ -220,6 +221,17 @@ def _argument(access, args, kwargs):
     return kwargs.get(access.name)
 
 
+def _flatten(value, tensor_type):
+    """Tensors of a list, nested lists (c10d's Tensor[][]) included; None items skipped."""
+    tensors = []
+    for item in value:
+        if isinstance(item, tensor_type):
+            tensors.append(item)
+        elif isinstance(item, (list, tuple)):
+            tensors.extend(_flatten(item, tensor_type))
+    return tensors
+
+
 def _device_of(tensors, plan, args, kwargs, tensor_type):
     """(device type, CUDA index or None) the operator runs on: CUDA if any
     tensor is; else CPU if all are; else a factory's device= argument."""
@@ -227,7 +239,7 @@ def _device_of(tensors, plan, args, kwargs, tensor_type):
     for access in plan.after:  # out= tensors exist before the call
         value = _argument(access, args, kwargs)
         if access.is_list and value is not None:
-            candidates.extend(item for item in value if isinstance(item, tensor_type))
+            candidates.extend(_flatten(value, tensor_type))
         elif isinstance(value, tensor_type):
             candidates.append(value)
     if candidates:
