@@ -7,6 +7,7 @@
 #include "racetrack/traces/output_file.h"
 #include "racetrack/traces/synth.h"
 #include "racetrack/traces/trace_io.h"
+#include "synth_ranks.h"
 
 namespace racetrack::cli {
 namespace {
@@ -18,6 +19,7 @@ struct SynthArgs {
   std::string schedule = "1f1b";
   std::string modes = "known";
   std::vector<std::string> inject;
+  uint32_t ranks = 1;
   bool no_compress = false;
 };
 
@@ -62,6 +64,62 @@ const char* placement_hint(HazardShape shape) {
   }
 }
 
+// Writes one trace (`out`) and its ground truth.
+int synth_one(const SynthOptions& options, const std::string& out, const std::string& truth_path) {
+  const std::string truth = truth_path.empty() ? out + ".truth.json" : truth_path;
+  for (const auto& [path, others] :
+       {std::pair{out, std::vector<std::string>{}}, std::pair{truth, std::vector{out}}})
+    if (auto usable = check_output(path, others); !usable) {
+      std::cerr << usable.error().describe() << "\n";
+      return kExitBadInput;
+    }
+  // The generator streams binary chunks; text and JSON outputs are converted
+  // from a temporary binary trace beside them.
+  const bool binary = encoding_for_write(out) == Encoding::kBinary;
+  auto staging = binary ? Result<OutputFile>(Error{}) : OutputFile::create(out + ".rtrace");
+  if (!binary && !staging) {
+    std::cerr << staging.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  const std::string written = binary ? out : staging->temp_path();
+  auto writer = TraceWriter::create(written, options.writer);
+  if (!writer) {
+    std::cerr << writer.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  auto result = synthesize(options, *writer);
+  if (!result) {
+    std::cerr << "synth: " << result.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  if (auto s = writer->close(); !s) {
+    std::cerr << s.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  uint64_t bytes = writer->bytes_written();
+  if (!binary) {
+    auto trace = load_trace(written);
+    Status saved = trace ? save_trace(*trace, out) : Status(trace.error());
+    if (!saved) {
+      std::cerr << saved.error().describe() << "\n";
+      return kExitBadInput;
+    }
+    bytes = std::filesystem::file_size(out);
+  }
+  if (auto s = write_file_atomically(truth, ground_truth_json(options, *result)); !s) {
+    std::cerr << "synth: " << s.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  std::cout << out << ": " << result->ops << " ops, " << result->iterations << " iterations, " << bytes
+            << " bytes; " << result->injected.size() << " injected hazard(s) listed in " << truth << "\n";
+  for (int s = 0; s < kHazardShapeCount; ++s)
+    if (result->not_placed[s])
+      std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
+                << " injection(s) could not be placed: the trace ordered every candidate pair"
+                << placement_hint(static_cast<HazardShape>(s)) << "\n";
+  return kExitOk;
+}
+
 int run_synth(SynthArgs& a) {
   for (const auto& spec : a.inject)
     if (!parse_injection(spec, a.options)) {
@@ -74,57 +132,19 @@ int run_synth(SynthArgs& a) {
   a.options.code_modes = a.modes == "code";
   a.options.analyzer_version = code::kAnalyzerVersion;
   a.options.writer.compress = !a.no_compress;
-  const std::string truth = a.truth.empty() ? a.out + ".truth.json" : a.truth;
-  for (const auto& [path, others] :
-       {std::pair{a.out, std::vector<std::string>{}}, std::pair{truth, std::vector{a.out}}})
-    if (auto usable = check_output(path, others); !usable) {
-      std::cerr << usable.error().describe() << "\n";
+  if (a.ranks == 1) return synth_one(a.options, a.out, a.truth);
+  for (const std::string* pattern : {&a.out, &a.truth})
+    if (!pattern->empty() && rank_path(*pattern, 0) == *pattern) {
+      std::cerr << "synth: --ranks " << a.ranks << " writes one trace per rank: put %r (the rank) in "
+                << (pattern == &a.out ? "--output" : "--truth") << ", e.g. run-%r.rtrace (got '" << *pattern
+                << "')\n";
       return kExitBadInput;
     }
-  // The generator streams binary chunks; text and JSON outputs are converted
-  // from a temporary binary trace beside them.
-  const bool binary = encoding_for_write(a.out) == Encoding::kBinary;
-  auto staging = binary ? Result<OutputFile>(Error{}) : OutputFile::create(a.out + ".rtrace");
-  if (!binary && !staging) {
-    std::cerr << staging.error().describe() << "\n";
-    return kExitBadInput;
+  for (uint32_t rank = 0; rank < a.ranks; ++rank) {
+    const std::string truth = a.truth.empty() ? "" : rank_path(a.truth, rank);
+    if (int code = synth_one(options_for_rank(a.options, rank, a.ranks), rank_path(a.out, rank), truth))
+      return code;
   }
-  const std::string written = binary ? a.out : staging->temp_path();
-  auto writer = TraceWriter::create(written, a.options.writer);
-  if (!writer) {
-    std::cerr << writer.error().describe() << "\n";
-    return kExitBadInput;
-  }
-  auto result = synthesize(a.options, *writer);
-  if (!result) {
-    std::cerr << "synth: " << result.error().describe() << "\n";
-    return kExitBadInput;
-  }
-  if (auto s = writer->close(); !s) {
-    std::cerr << s.error().describe() << "\n";
-    return kExitBadInput;
-  }
-  uint64_t bytes = writer->bytes_written();
-  if (!binary) {
-    auto trace = load_trace(written);
-    Status saved = trace ? save_trace(*trace, a.out) : Status(trace.error());
-    if (!saved) {
-      std::cerr << saved.error().describe() << "\n";
-      return kExitBadInput;
-    }
-    bytes = std::filesystem::file_size(a.out);
-  }
-  if (auto s = write_file_atomically(truth, ground_truth_json(a.options, *result)); !s) {
-    std::cerr << "synth: " << s.error().describe() << "\n";
-    return kExitBadInput;
-  }
-  std::cout << a.out << ": " << result->ops << " ops, " << result->iterations << " iterations, " << bytes
-            << " bytes; " << result->injected.size() << " injected hazard(s) listed in " << truth << "\n";
-  for (int s = 0; s < kHazardShapeCount; ++s)
-    if (result->not_placed[s])
-      std::cerr << "synth: " << result->not_placed[s] << " " << shape_name(static_cast<HazardShape>(s))
-                << " injection(s) could not be placed: the trace ordered every candidate pair"
-                << placement_hint(static_cast<HazardShape>(s)) << "\n";
   return kExitOk;
 }
 
@@ -163,6 +183,11 @@ void add_synth(CLI::App& app, int& exit_code) {
                       ", with :COUNT and/or @ITERATION to place them from that iteration on, or all")
       ->delimiter(',');
   cmd->add_option("--truth", a->truth, "ground-truth JSON (default OUTPUT.truth.json)");
+  add_number(cmd, "--ranks", a->ranks,
+             "data-parallel ranks: one trace per rank (%r in --output names it), each with the step's "
+             "collectives on a communication stream, its own seed and its share of the injections")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_flag("--no-compress", a->no_compress, "write uncompressed chunks");
   cmd->callback([a, &exit_code] { exit_code = run_synth(*a); });
 }

@@ -233,7 +233,10 @@ INSTANTIATE_TEST_SUITE_P(
         ShapeCase{HazardShape::kC14, "where the completion of external agent checkpoint_writer"},
         ShapeCase{HazardShape::kC16, "at its capture-time address"},
         ShapeCase{HazardShape::kC16Unjoined,
-                  "forked into the capture, is not joined back into graph_capture"}),
+                  "forked into the capture, is not joined back into graph_capture"},
+        ShapeCase{HazardShape::kC12Bucket, "waited, but on an event recorded on another stream than nccl_comm"},
+        ShapeCase{HazardShape::kC6AllGather, "waited, but on an event recorded on another stream than nccl_comm"},
+        ShapeCase{HazardShape::kC11Stash, "waited, but on an event recorded on another stream than offload_d2h"}),
     [](const ::testing::TestParamInfo<ShapeCase>& p) { return std::string(shape_name(p.param.shape)); });
 
 }  // namespace

@@ -68,6 +68,7 @@ std::string_view role_name(v1::StreamRole role) {
     case v1::ROLE_D2H: return "d2h";
     case v1::ROLE_H2D: return "h2d";
     case v1::ROLE_OTHER: return "other";
+    case v1::ROLE_COMM: return "comm";
     default: return "unknown";
   }
 }

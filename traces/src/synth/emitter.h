@@ -20,7 +20,7 @@ namespace racetrack::synth {
 
 // Streams by index; they are also the builder's stream ids.
 inline constexpr uint32_t kCompute = 1, kOffload = 2, kReload = 3, kInput = 4, kCapture = 5, kCheckpoint = 6,
-                          kGraphSide = 7, kStreamCount = 7;
+                          kGraphSide = 7, kComm = 8, kStreamCount = 8;
 
 struct Tensor {
   uint64_t address = 0;

@@ -55,6 +55,17 @@ inline constexpr const char* kL2Norm =
     "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
     "TensorListMetadata<1>, at::native::(anonymous namespace)::L2NormFunctor<float, 1>, float*, float*>";
 
+// Data parallelism (collectives.cpp): NCCL's kernels as CUPTI names them,
+// and the copies into and out of a flat gradient bucket.
+inline constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+inline constexpr const char* kAllGather = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+inline constexpr const char* kBucketCopy =
+    "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, "
+    "unsigned int, 1, 128, 1>";
+inline constexpr const char* kBucketSplit =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+    "TensorListMetadata<2>, at::native::(anonymous namespace)::CopyFunctor<c10::BFloat16, c10::BFloat16, 2, 1, 1>>";
+
 // How each kernel lays out its argument words (Emitter::kernel): the
 // pointers it reads through, the pointers it writes through, then
 // kScalarWords words that are no pointers. `synth --modes code` stores the
@@ -68,6 +79,7 @@ inline constexpr Signature kSignatures[] = {
     {kEmbedding, 2, 1}, {kLayerNorm, 2, 1}, {kLayerNormGrad, 3, 2}, {kGemm, 2, 1},   {kGemmDgrad, 2, 1},
     {kGemmWgrad, 2, 1}, {kFlashFwd, 1, 1},  {kFlashBwd, 2, 1},      {kAdd, 2, 1},    {kGelu, 1, 1},
     {kGeluGrad, 2, 1},  {kLoss, 1, 2},      {kAdam, 6, 6},          {kL2Norm, 1, 1},
+    {kAllReduce, 1, 1}, {kAllGather, 1, 1}, {kBucketCopy, 6, 1}, {kBucketSplit, 1, 6},
 };
 
 inline const Signature* signature_of(std::string_view name) {

@@ -15,9 +15,22 @@ namespace racetrack {
 std::string_view shape_name(HazardShape shape) {
   static constexpr std::string_view kNames[] = {"C1",  "C2",  "C3",  "C4",  "C5",          "C6",
                                                 "C7",  "C8",  "C9",  "C10", "C11",         "C12",
-                                                "C13", "C15", "C14", "C16", "C16_unjoined"};
+                                                "C13", "C15", "C14", "C16", "C16_unjoined", "C12_bucket",
+                                                "C6_allgather", "C11_stash"};
   static_assert(std::size(kNames) == kHazardShapeCount);
   return kNames[static_cast<int>(shape)];
+}
+
+bool is_collective_shape(HazardShape shape) {
+  return shape == HazardShape::kC12Bucket || shape == HazardShape::kC6AllGather ||
+         shape == HazardShape::kC11Stash;
+}
+
+bool SynthOptions::collectives() const {
+  if (world_size > 1) return true;
+  for (int s = 0; s < kHazardShapeCount; ++s)
+    if (inject[s] && is_collective_shape(static_cast<HazardShape>(s))) return true;
+  return false;
 }
 
 Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer) {
@@ -32,6 +45,8 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   v1::Header& header = builder.header();
   header.set_producer("racetrack-synth");
   header.set_time_origin_ns(1764460800000000000);  // fixed, so output is deterministic
+  header.set_rank(options.rank);
+  if (!options.host.empty()) header.set_host(options.host);
   v1::Device& device = *header.add_devices();
   device.set_id(0);
   device.set_name("NVIDIA H200 (modelled)");
@@ -40,7 +55,7 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   device.set_h2d_copy_engines(1);
   device.set_d2h_copy_engines(1);
   // Stream ids must match kCompute / kOffload / kReload / kInput / kCapture /
-  // kCheckpoint / kGraphSide.
+  // kCheckpoint / kGraphSide / kComm.
   builder.stream("compute", v1::ROLE_COMPUTE, v1::STREAM_LEGACY_DEFAULT);
   builder.stream("offload_d2h", v1::ROLE_D2H, v1::STREAM_NON_BLOCKING);
   builder.stream("reload_h2d", v1::ROLE_H2D, v1::STREAM_NON_BLOCKING);
@@ -48,6 +63,7 @@ Result<SynthResult> synthesize(const SynthOptions& options, TraceWriter& writer)
   builder.stream("graph_capture", v1::ROLE_COMPUTE, v1::STREAM_NON_BLOCKING);
   builder.stream("checkpoint_io", v1::ROLE_OTHER, v1::STREAM_NON_BLOCKING);
   builder.stream("graph_side", v1::ROLE_COMPUTE, v1::STREAM_NON_BLOCKING);
+  if (options.collectives()) builder.stream("nccl_comm", v1::ROLE_COMM, v1::STREAM_NON_BLOCKING);
   builder.thread("python main");
 
   Emitter emitter(builder, options, options.seed);

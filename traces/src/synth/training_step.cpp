@@ -69,6 +69,7 @@ void TrainingLoop::setup() {
       }
   grad_out_.resize(options_.microbatches);
   forward_done_.assign(options_.microbatches, false);
+  setup_collectives();
 }
 
 std::string TrainingLoop::where(uint32_t mb, uint32_t layer, int g) const {
@@ -345,6 +346,7 @@ void TrainingLoop::backward(uint32_t mb) {
     allocator_.free(s.x);
     g = gx;
     e_.range_pop();
+    if (mb + 1 == options_.microbatches) reduce_layer_gradients(l);
   }
   allocator_.free(g);
   forward_done_[mb] = false;
@@ -355,8 +357,10 @@ void TrainingLoop::backward(uint32_t mb) {
 
 void TrainingLoop::optimizer_step() {
   e_.range_push("optimizer");
+  wait_for_gradients();
   adam_step();
   loss_item();
+  log_loss();
   e_.range_pop();
 }
 
@@ -366,6 +370,7 @@ void TrainingLoop::iteration(uint64_t i) {
   e_.set_iteration(i);
   start_checkpoint();
   join_checkpoint();
+  gather_parameters();
   wait_for_batch();
   const uint32_t m = options_.microbatches;
   if (options_.schedule == Schedule::kSequential) {

@@ -6,7 +6,8 @@
 // the correct protocol with the known bug (docs/synth.md); the shapes beyond
 // C1-C5 live in files of their own, one per family (offload_injections.cpp,
 // reload_injections.cpp, host_injections.cpp, pdl_injection.cpp,
-// graph_injections.cpp, external_agent_injection.cpp).
+// graph_injections.cpp, external_agent_injection.cpp); the data-parallel
+// collectives and their three shapes in collectives.cpp.
 #pragma once
 
 #include <optional>
@@ -77,6 +78,20 @@ class TrainingLoop {
   // its observed completion before the step (C14: it does not).
   void start_checkpoint();
   void join_checkpoint();
+  // Data parallelism (collectives.cpp), with options.collectives():
+  // FSDP's all-gather of the sharded embedding before the first lookup
+  // (C6_allgather skips compute's wait on it); DeepSpeed's double-buffered
+  // gradient bucket, filled on compute and all-reduced then copied out on
+  // the communication stream after each layer of the last backward
+  // (C12_bucket refills a slot without waiting for its last all-reduce);
+  // the loss all-reduced for logging and copied to the host on a third
+  // stream (C11_stash frees it after a join with the collective only).
+  void setup_collectives();
+  void gather_parameters();
+  void reduce_layer_gradients(uint32_t layer);
+  void wait_for_gradients();
+  void log_loss();
+  uint64_t logged_bytes() const;
   // loss.item(): the D2H into pinned staging, the sync (C8 leaves it out),
   // the host read.
   void loss_item();
@@ -154,6 +169,10 @@ class TrainingLoop {
   std::optional<InjectedHazard> stale_capture_;
   uint32_t checkpoint_ready_ = 0, checkpoint_done_ = 0;
   bool checkpoint_unjoined_ = false;  // C14
+  Tensor embedding_shard_, buckets_[2], loss_log_host_;
+  uint32_t compute_to_comm_ = 0, gathered_ = 0, loss_reduced_ = 0;
+  uint32_t bucket_free_[2] = {};          // recorded on comm after each slot's copy-out
+  bool bucket_used_[2] = {}, skip_bucket_wait_[2] = {};  // C12_bucket
   std::vector<InjectionRequest> requests_;
   std::array<uint32_t, kHazardShapeCount> retries_left_{};
 };

@@ -18,14 +18,21 @@ namespace racetrack {
 // The catalogue shapes synth can inject (docs/hazards.md). New shapes are
 // appended, so the values of existing ones never change.
 // kC16 is a captured address freed since capture; kC16Unjoined, C16's side
-// stream left unjoined at capture end.
+// stream left unjoined at capture end. The last three are races with the
+// communication stream of a data-parallel run (docs/distributed.md):
+// kC12Bucket, a gradient bucket refilled while its all-reduce still uses it;
+// kC6AllGather, an all-gather's output read before its wait; kC11Stash, a
+// collective's input freed after a join that misses its third stream.
 // clang-format off
 enum class HazardShape {
-  kC1, kC2, kC3, kC4, kC5, kC6, kC7, kC8, kC9, kC10, kC11, kC12, kC13, kC15, kC14, kC16, kC16Unjoined
+  kC1, kC2, kC3, kC4, kC5, kC6, kC7, kC8, kC9, kC10, kC11, kC12, kC13, kC15, kC14, kC16, kC16Unjoined,
+  kC12Bucket, kC6AllGather, kC11Stash
 };
 // clang-format on
-inline constexpr int kHazardShapeCount = 17;
-std::string_view shape_name(HazardShape shape);  // "C1".."C16", "C16_unjoined"
+inline constexpr int kHazardShapeCount = 20;
+std::string_view shape_name(HazardShape shape);  // "C1".."C16", "C16_unjoined", "C12_bucket", ...
+// Whether the shape needs the data-parallel collectives in the trace.
+bool is_collective_shape(HazardShape shape);
 
 enum class Schedule { kSequential, k1F1B };
 
@@ -51,6 +58,15 @@ struct SynthOptions {
   // random places, or from a chosen iteration on (0: random).
   std::array<uint32_t, kHazardShapeCount> inject{};
   std::array<uint64_t, kHazardShapeCount> inject_from_iteration{};
+  // Data parallelism: with world_size > 1 (or a collective shape injected)
+  // the step ends each layer's backward with a gradient all-reduce on a
+  // communication stream, gathers the embedding at the start of each
+  // iteration and all-reduces the loss for logging. `rank` and `host` go
+  // into the header (-1: not part of a distributed job).
+  uint32_t world_size = 1;
+  int32_t rank = -1;
+  std::string host;
+  bool collectives() const;
   WriterOptions writer;
 };
 
