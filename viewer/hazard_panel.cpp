@@ -46,7 +46,8 @@ HazardPanel::HazardPanel(QWidget* parent) : QWidget(parent) {
   class_->addItem(tr("any class"));
   for (auto c :
        {race::HazardClass::kCopyVsCompute, race::HazardClass::kCopyVsCopy,
-        race::HazardClass::kComputeVsCompute, race::HazardClass::kHostVsDevice, race::HazardClass::kReuse})
+        race::HazardClass::kComputeVsCompute, race::HazardClass::kHostVsDevice, race::HazardClass::kReuse,
+        race::HazardClass::kCommunication})
     class_->addItem(latin(race::class_name(c)));
   text_ = new QLineEdit(this);
   text_->setPlaceholderText(tr("filter (regex: name, NVTX, stream)"));

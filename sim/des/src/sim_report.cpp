@@ -40,7 +40,7 @@ std::string format_sim_text(const SimReport& r) {
   const TraceTables& t = *r.tables;
   // Mismatches name ops by index; the hazards carry the seqs we need.
   std::ostringstream out;
-  out << "racetrack sim: " << r.trace << "\n"
+  out << "racetrack sim: " << r.trace << race::rank_text(t) << "\n"
       << r.ops << " ops; makespan " << ms(r.makespan_ns) << "; " << r.corruptions
       << " corrupted read(s) under the schedule as given, " << r.tainted_ops << " op(s) tainted\n"
       << race::assumptions_line(r.assumptions) << race::mode_use_text(r.modes);
@@ -97,6 +97,7 @@ std::string format_sim_json(const SimReport& r) {
   json j;
   j["schema_version"] = race::kJsonSchemaVersion;
   j["trace"] = r.trace;
+  race::add_rank_json(j, t);
   j["ops"] = r.ops;
   j["assumptions"] = race::assumptions_json(r.assumptions);
   j["access_modes"] = race::mode_use_json(r.modes, *r.tables);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "racetrack/race/code_modes.h"
+#include "racetrack/race/collectives.h"
 
 namespace racetrack::race {
 namespace {
@@ -187,6 +188,11 @@ const code::KernelModes* AccessResolver::code_for(const v1::Kernel& k, const Ker
   }
   const ModeSource source = code ? ModeSource::kMachineCode : rule ? ModeSource::kRule : ModeSource::kUnknown;
   ++use_.launches[static_cast<int>(source)];
+  if (tables_)
+    if (const std::string_view collective = collective_of(tables_->string(k.name())); !collective.empty()) {
+      ++use_.unknown_collective_launches;
+      use_.unknown_collectives.emplace(collective);
+    }
   if (code && code->indirect_access) {
     ++use_.indirect_launches;
     use_.indirect_kernels.insert(k.name());

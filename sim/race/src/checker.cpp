@@ -227,6 +227,8 @@ HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& 
   }
   if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess)
     return HazardClass::kHostVsDevice;
+  const uint32_t comm = static_cast<uint32_t>(v1::ROLE_COMM) + 1;  // HazardSide::role is the role + 1
+  if (first.role == comm || second.role == comm) return HazardClass::kCommunication;
   // An external agent's access is a transfer (RDMA, a writer process).
   const bool a = is_copy(first.op_kind) || first.external_agent, b = is_copy(second.op_kind);
   if (a && b) return HazardClass::kCopyVsCopy;

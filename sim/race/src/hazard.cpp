@@ -26,6 +26,7 @@ std::string_view class_name(HazardClass cls) {
     case HazardClass::kCopyVsCopy: return "copy-vs-copy";
     case HazardClass::kComputeVsCompute: return "compute-vs-compute";
     case HazardClass::kHostVsDevice: return "host-vs-device";
+    case HazardClass::kCommunication: return "communication";
     default: return "reuse";
   }
 }

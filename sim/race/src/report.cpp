@@ -82,6 +82,15 @@ std::string mode_use_text(const ModeUse& use) {
   return out;
 }
 
+std::string collectives_text(const ModeUse& use) {
+  if (!use.unknown_collective_launches) return {};
+  std::string names;
+  for (const std::string& c : use.unknown_collectives) names += (names.empty() ? "" : ", ") + c;
+  return "note: " + std::to_string(use.unknown_collective_launches) + " NCCL collective launch(es) (" + names +
+         ") have no recorded buffers: NCCL passes them in a work struct, not in argument words, so what they "
+         "read and write is not checked (capture --torch records them; docs/distributed.md)\n";
+}
+
 std::string indirect_text(const ModeUse& use, const TraceTables& t) {
   if (use.indirect_kernels.empty()) return {};
   std::string out = "note: " + std::to_string(use.indirect_kernels.size()) + " kernel(s), launched " +
@@ -112,11 +121,26 @@ std::vector<const HazardGroup*> ranked_not_shown(const CheckResult& r) {
   return out;
 }
 
+std::string rank_text(const TraceTables& t) {
+  const v1::Header& h = t.header();
+  if (h.rank() < 0 && h.host().empty()) return "";
+  std::string out = " (";
+  if (h.rank() >= 0) out += "rank " + std::to_string(h.rank());
+  if (!h.host().empty()) out += std::string(h.rank() >= 0 ? " on " : "") + "host " + h.host();
+  return out + ")";
+}
+
+void add_rank_json(nlohmann::ordered_json& j, const TraceTables& t) {
+  const v1::Header& h = t.header();
+  j["rank"] = h.rank() >= 0 ? nlohmann::ordered_json(h.rank()) : nlohmann::ordered_json(nullptr);
+  j["host"] = string_or_null(h.host());
+}
+
 std::string format_text(const CheckResult& r, const ReportOptions& o) {
   const TraceTables& t = *r.tables;
   std::ostringstream out;
   const uint64_t possible = r.by_confidence[static_cast<int>(Confidence::kPossible)];
-  out << "racetrack check: " << o.trace_path << "\n"
+  out << "racetrack check: " << o.trace_path << rank_text(t) << "\n"
       << r.ops << " ops; " << r.hazards << " hazard(s): " << r.by_confidence[2] << " definite, "
       << r.by_confidence[1] << " likely, " << possible << " possible\n"
       << assumptions_line(r.assumptions) << mode_use_text(r.modes);
@@ -185,6 +209,7 @@ std::string format_text(const CheckResult& r, const ReportOptions& o) {
         << confidence_name(hidden.back()->confidence) << " shows them all)\n";
   }
   if (const std::string indirect = indirect_text(r.modes, t); !indirect.empty()) out << "\n" << indirect;
+  if (const std::string collectives = collectives_text(r.modes); !collectives.empty()) out << "\n" << collectives;
   return out.str();
 }
 
@@ -200,6 +225,7 @@ nlohmann::ordered_json mode_use_json(const ModeUse& use, const TraceTables& t) {
   return {{"launches", launches},
           {"indirect_kernels", indirect},
           {"indirect_launches", use.indirect_launches},
+          {"unknown_collective_launches", use.unknown_collective_launches},
           {"notes", use.notes}};
 }
 
@@ -219,6 +245,7 @@ void write_json(std::ostream& out, const CheckResult& r, const ReportOptions& o)
   json j;
   j["schema_version"] = kJsonSchemaVersion;
   j["trace"] = o.trace_path;
+  add_rank_json(j, t);
   j["ops"] = r.ops;
   j["min_confidence"] = std::string(confidence_name(o.min_confidence));
   j["assumptions"] = assumptions_json(r.assumptions);

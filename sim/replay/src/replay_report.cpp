@@ -52,7 +52,7 @@ std::string format_replay_text(const ReplayReport& r) {
   std::ostringstream out;
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.0f ops/s", r.ops_per_second);
-  out << "racetrack replay (" << r.backend << " backend): " << r.trace << "\n"
+  out << "racetrack replay (" << r.backend << " backend): " << r.trace << race::rank_text(*r.tables) << "\n"
       << r.ops << " ops, " << r.runs << " run(s); first run " << r.wall_ns / 1000 << " us (" << rate << "); "
       << r.islands << " arena island(s), " << format_bytes(r.traced_bytes) << " traced"
       << (r.scale < 1 ? " (scaled down)" : "") << "; " << r.corrupted_reads << " corrupted read(s) seen\n"
@@ -81,6 +81,7 @@ std::string format_replay_json(const ReplayReport& r) {
   nlohmann::ordered_json j;
   j["schema_version"] = race::kJsonSchemaVersion;
   j["trace"] = r.trace;
+  race::add_rank_json(j, t);
   j["backend"] = r.backend;
   j["ops"] = r.ops;
   j["assumptions"] = race::assumptions_json(r.assumptions);

@@ -87,6 +87,10 @@ struct ModeUse {
   std::set<uint32_t> indirect_kernels;            // name string ids of launched kernels with indirect access
   uint64_t indirect_launches = 0;
   std::vector<std::string> notes;  // machine code not analysed, and why (CodeModeTable::notes)
+  // NCCL collectives launched with no recorded accesses: their buffers sit
+  // in a work struct no argument word gives, so they are not checked.
+  std::set<std::string> unknown_collectives;  // "AllReduce", ...
+  uint64_t unknown_collective_launches = 0;
 };
 
 struct RegionInfo {

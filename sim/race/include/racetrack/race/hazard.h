@@ -13,7 +13,9 @@
 namespace racetrack::race {
 
 enum class HazardKind { kRaw, kWar, kWaw };
-enum class HazardClass { kCopyVsCompute, kCopyVsCopy, kComputeVsCompute, kHostVsDevice, kReuse };
+// kCommunication: one side runs on a communication stream (a collective or
+// its bucket copies), the other is not a host access.
+enum class HazardClass { kCopyVsCompute, kCopyVsCopy, kComputeVsCompute, kHostVsDevice, kReuse, kCommunication };
 // Ordered: a higher value is more certain.
 enum class Confidence { kPossible, kLikely, kDefinite };
 // The CUDA graph lifetime shapes (C16, graph_lifetimes.h): a graph node's

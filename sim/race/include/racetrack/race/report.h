@@ -28,6 +28,10 @@ uint64_t hazards_to_list(const CheckResult& result);
 std::vector<const HazardGroup*> ranked_not_shown(const CheckResult& result);
 
 std::string format_text(const CheckResult& result, const ReportOptions& options);
+// " (rank R on host H)" from the trace's header, "" when it names neither;
+// and JSON's "rank" and "host" (null when it does not name them).
+std::string rank_text(const TraceTables& tables);
+void add_rank_json(nlohmann::ordered_json& j, const TraceTables& tables);
 
 // Where a kernel access's mode came from, for text reports: "(machine code)";
 // "" for an unknown mode ("mode unknown" says it).
@@ -35,6 +39,9 @@ std::string mode_source_text(const ResolvedAccess& access);
 // "kernel modes: N launch(es); ..." and the notes of machine code not
 // analysed; "" when neither machine code nor rules were involved.
 std::string mode_use_text(const ModeUse& use);
+// The caveat for NCCL collectives launched without their buffers; "" when
+// there are none.
+std::string collectives_text(const ModeUse& use);
 // The caveat for kernels that reach memory through pointers no argument
 // word gives; "" when there are none.
 std::string indirect_text(const ModeUse& use, const TraceTables& tables);
