@@ -1,12 +1,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
 
 #include "assume_option.h"
+#include "check_inputs.h"
+#include "check_ranks.h"
 #include "code_modes_flags.h"
 #include "commands.h"
 #include "numbers.h"
@@ -18,7 +21,11 @@ namespace racetrack::cli {
 namespace {
 
 struct CheckArgs {
-  std::string path;
+  std::vector<std::string> inputs;  // traces, directories or patterns
+  std::string path;                 // the one trace, when there is one
+  unsigned jobs = 0;
+  std::string dask;
+  std::vector<std::string> worker_args;
   std::string format = "text";
   std::string min_confidence = "likely";
   size_t max_groups = 20;
@@ -86,7 +93,21 @@ void report_unused(const std::string& path, const std::vector<Suppression>& supp
                 << "\n";
 }
 
-int run_check(const CheckArgs& a) {
+int run_check(CheckArgs& a) {
+  auto paths = expand_trace_inputs(a.inputs);
+  if (!paths) {
+    std::cerr << "check: " << paths.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  const bool many = paths->size() > 1;
+  if (many && (!a.emit_fixed.empty() || a.all)) {
+    std::cerr << "check: " << (a.all ? "--all" : "--emit-fixed") << " takes one trace, not " << paths->size()
+              << "\n";
+    return kExitBadInput;
+  }
+  if (!many && (a.jobs || !a.dask.empty()))
+    std::cerr << "check: warning: --jobs and --dask spread several traces; there is one\n";
+  a.path = paths->front();
   if (!a.emit_fixed.empty())
     if (auto usable = check_output(a.emit_fixed, {a.path, a.suppress, a.kernel_modes}); !usable) {
       std::cerr << usable.error().describe() << "\n";
@@ -127,6 +148,19 @@ int run_check(const CheckArgs& a) {
   options.explain_and_fix = !a.no_fix;
   options.code_modes = a.code_modes.table();
   options.infer_blocks = !a.whole_segments;
+  if (many) {
+    RanksRun run;
+    run.paths = std::move(*paths);
+    run.format = a.format;
+    run.max_groups = a.max_groups;
+    run.dask = a.dask;
+    run.worker_args = a.worker_args;
+    run.many.check = options;
+    run.many.report.max_groups = a.max_groups;
+    run.many.report.min_confidence = options.min_confidence;
+    run.many.jobs = a.jobs;
+    return run_check_ranks(run);
+  }
   ProgressLine progress;
   options.progress = progress.callback();
   auto result = race::check_file(a.path, options);
@@ -164,7 +198,10 @@ void add_check(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "check", "Find unsynchronised accesses between streams; explain each and suggest a verified fix");
   auto a = std::make_shared<CheckArgs>();
-  cmd->add_option("FILE", a->path, "trace (.rtrace, .pbtxt or .json)")->required();
+  cmd->add_option("FILE", a->inputs,
+                  "trace (.rtrace, .pbtxt or .json); several traces, a directory (its *.rtrace) or a quoted "
+                  "glob check every rank of a run at once, in one report")
+      ->required();
   cmd->add_option("--format", a->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -190,8 +227,28 @@ void add_check(CLI::App& app, int& exit_code) {
                 "raw argument words stand for their whole driver allocation, not the block inferred from "
                 "the trace's pointers");
   add_assume_option(cmd, a->assumptions);
-  cmd->footer("Exit status: 0 no hazard shown, 1 hazards found, 2 bad input.");
-  cmd->callback([a, &exit_code] { exit_code = run_check(*a); });
+  add_number(cmd, "--jobs", a->jobs,
+             "several traces: check this many at once (default: as many as the cores and the memory one check "
+             "was measured to need allow)");
+  cmd->add_option("--dask", a->dask,
+                  "several traces: check them on this Dask scheduler (tcp://HOST:PORT, or local:N for N local "
+                  "worker processes); every worker runs this racetrack and reads the traces at the same paths");
+  cmd->footer(
+      "Exit status: 0 no hazard shown, 1 hazards found, 2 bad input (with several traces: none could be "
+      "read).");
+  cmd->callback([a, cmd, &exit_code] {
+    // What a Dask worker's racetrack check needs to check as this one does.
+    for (const char* name : {"--min-confidence", "--suppress", "--kernel-modes", "--assume", "--modes-cache"})
+      if (const CLI::Option* o = cmd->get_option_no_throw(name))
+        for (const std::string& value : o->results()) {
+          const bool file = std::string_view(name) == "--suppress" || std::string_view(name) == "--kernel-modes";
+          a->worker_args.insert(a->worker_args.end(),
+                                {name, file ? std::filesystem::absolute(value).string() : value});
+        }
+    for (const char* name : {"--no-fix", "--whole-segments", "--no-code-modes"})
+      if (const CLI::Option* o = cmd->get_option_no_throw(name); o && o->count()) a->worker_args.push_back(name);
+    exit_code = run_check(*a);
+  });
 }
 
 }  // namespace racetrack::cli

@@ -24,7 +24,10 @@ packages=(
 # - torch (PyPI's wheel, with its CUDA libraries: ~3.5 GB to download and
 #   install, about 45 s here) runs the real-PyTorch tests on the CPU
 #   (tests/python/test_real_torch.py, test_values_real_torch.py).
-wheels=(triton==3.9.0 nvidia-cufile==1.17.1.22 perfetto==0.59.1 torch==2.15.0)
+# - dask and distributed run `racetrack check --dask` and its LocalCluster
+#   test (tests/dask).
+wheels=(triton==3.9.0 nvidia-cufile==1.17.1.22 perfetto==0.59.1 torch==2.15.0 dask==2026.8.0
+  distributed==2026.8.0)
 
 missing=()
 for p in "${packages[@]}"; do

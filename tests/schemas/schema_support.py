@@ -15,7 +15,7 @@ try:
 except ImportError as e:  # a clear failure, not a skip: install-deps.sh installs it
     raise SystemExit("python3-jsonschema is missing: run scripts/install-deps.sh") from e
 
-SCHEMA_NAMES = ("hazard", "check", "sim", "replay", "info", "diff")
+SCHEMA_NAMES = ("hazard", "check", "sim", "replay", "info", "diff", "check-ranks")
 
 
 def _strict(node):
