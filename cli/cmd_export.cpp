@@ -1,6 +1,7 @@
 #include <iostream>
 #include <limits>
 
+#include "check_inputs.h"
 #include "commands.h"
 #include "export_hazards.h"
 #include "racetrack/traces/describe.h"
@@ -44,8 +45,67 @@ void announce(const ExportPlan& plan, ExportFormat format, const std::string& ou
               << ", or export a part with --max-ops N or --from SEQ --to SEQ\n";
 }
 
+// The hazards of `path` to show, as check finds them; false after saying why not.
+bool find_hazards(const ExportArgs& a, const std::string& path, ProgressLine& progress, ExportOptions& options) {
+  if (a.no_hazards) return true;
+  race::CheckOptions check;  // check's defaults
+  check.progress = progress.callback();
+  if (!race::parse_confidence(a.min_confidence, check.min_confidence)) {
+    std::cerr << "export: --min-confidence must be definite, likely or possible\n";
+    return false;
+  }
+  auto result = race::check_file(path, check);
+  if (!result) {
+    std::cerr << result.error().describe() << "\n";
+    return false;
+  }
+  options.hazards = export_hazards(*result, a.all_hazards, a.max_hazards);
+  return true;
+}
+
+// Several rank traces (a directory or a glob) into one Perfetto trace.
+int export_ranks(const ExportArgs& a, const std::vector<std::string>& paths) {
+  if (!a.format.empty() ? a.format == "chrome" : export_format_for(a.out) == ExportFormat::kChrome) {
+    std::cerr << "export: merging " << paths.size() << " traces writes Perfetto only (a process per rank): "
+              << "name the output .pftrace, or --format perfetto\n";
+    return kExitBadInput;
+  }
+  if (a.from || a.max_ops != std::numeric_limits<uint64_t>::max() || a.to != std::numeric_limits<uint64_t>::max()) {
+    std::cerr << "export: --from, --to and --max-ops take one trace (seqs are per rank)\n";
+    return kExitBadInput;
+  }
+  ProgressLine progress;
+  std::vector<ExportOptions> options(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    options[i].progress = progress.callback();
+    if (!find_hazards(a, paths[i], progress, options[i])) return kExitBadInput;
+  }
+  std::vector<RankAlignment> alignment;
+  auto stats = racetrack::export_ranks(paths, options, a.out, &alignment);
+  progress.finish();
+  if (!stats) {
+    std::cerr << stats.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  std::cout << a.out << ": " << paths.size() << " ranks, " << stats->slices << " slices, " << stats->hazards
+            << " hazard(s), " << stats->bytes << " bytes (Perfetto, a process per rank)\n"
+            << "clocks aligned to the earliest header time origin:\n";
+  for (const RankAlignment& r : alignment)
+    std::cout << "  " << (r.rank >= 0 ? "rank " + std::to_string(r.rank) : std::string("no rank")) << " ("
+              << r.path << "): +" << r.offset_ns << " ns"
+              << (r.clock_differs ? ", another clock domain than the first trace's: approximate" : "") << "\n";
+  return kExitOk;
+}
+
 int run_export(const ExportArgs& a) {
-  if (auto usable = check_output(a.out, {a.in}); !usable) {
+  auto inputs = expand_trace_inputs({a.in});
+  if (!inputs) {
+    std::cerr << "export: " << inputs.error().describe() << "\n";
+    return kExitBadInput;
+  }
+  if (inputs->size() > 1) return export_ranks(a, *inputs);
+  const std::string in = inputs->front();  // a glob that matched one trace: that trace
+  if (auto usable = check_output(a.out, {in}); !usable) {
     std::cerr << usable.error().describe() << "\n";
     return kExitBadInput;
   }
@@ -59,21 +119,8 @@ int run_export(const ExportArgs& a) {
   options.to_seq = a.to;
   options.max_ops = a.max_ops;
   options.on_plan = [&](const ExportPlan& plan) { announce(plan, format, a.out); };
-  if (!a.no_hazards) {
-    race::CheckOptions check;  // check's defaults
-    check.progress = progress.callback();
-    if (!race::parse_confidence(a.min_confidence, check.min_confidence)) {
-      std::cerr << "export: --min-confidence must be definite, likely or possible\n";
-      return kExitBadInput;
-    }
-    auto result = race::check_file(a.in, check);
-    if (!result) {
-      std::cerr << result.error().describe() << "\n";
-      return kExitBadInput;
-    }
-    options.hazards = export_hazards(*result, a.all_hazards, a.max_hazards);
-  }
-  auto stats = export_trace(a.in, a.out, format, options);
+  if (!find_hazards(a, in, progress, options)) return kExitBadInput;
+  auto stats = export_trace(in, a.out, format, options);
   progress.finish();
   if (!stats) {
     std::cerr << stats.error().describe() << "\n";
@@ -95,7 +142,10 @@ void add_export(CLI::App& app, int& exit_code) {
       "export",
       "Write a trace and its hazards for ui.perfetto.dev (Perfetto protobuf) or chrome://tracing (JSON)");
   auto a = std::make_shared<ExportArgs>();
-  cmd->add_option("IN", a->in, "input trace (.rtrace, .pbtxt or .json)")->required();
+  cmd->add_option("IN", a->in,
+                  "input trace (.rtrace, .pbtxt or .json); a directory (its *.rtrace) or a quoted glob merges "
+                  "the ranks of a run into one Perfetto trace, a process per rank")
+      ->required();
   cmd->add_option("OUT", a->out, "output file")->required();
   cmd->add_option("--format", a->format, "perfetto or chrome (default: chrome for .json, else perfetto)")
       ->check(CLI::IsMember({"perfetto", "chrome"}));

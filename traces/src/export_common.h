@@ -102,7 +102,18 @@ class Sink {
 Result<ExportStats> walk_trace(const std::string& in_path, const ExportOptions& options, Sink& sink,
                                uint64_t bytes_per_op);
 
-std::unique_ptr<Sink> make_perfetto_sink(std::ostream& out);
+// Where one trace's tracks go in a Perfetto trace that merges several (the
+// ranks of a run, export_ranks.cpp). The default frame writes a trace alone.
+struct PerfettoFrame {
+  uint32_t sequence_id = 1;  // one packet sequence per merged trace
+  uint64_t salt = 0;         // non-zero: track uuids and flow ids mixed with it, unique per trace
+  int64_t offset_ns = 0;     // added to every timestamp (>= 0): the clocks aligned
+  int32_t pid = 0;           // > 0: a process track, named process_name, holds every track
+  std::string process_name;
+  std::string description;  // the process track's
+};
+
+std::unique_ptr<Sink> make_perfetto_sink(std::ostream& out, PerfettoFrame frame = {});
 std::unique_ptr<Sink> make_chrome_sink(std::ostream& out);
 
 }  // namespace racetrack::exporting

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <ostream>
+#include <utility>
 
 #include "export_common.h"
 #include "perfetto_trace.pb.h"
@@ -16,13 +17,11 @@ namespace {
 
 namespace pf = ::racetrack::perfetto;
 
-// Any fixed non-zero id: all packets are one sequence.
-constexpr uint32_t kSequenceId = 1;
-
 // Track uuids: the kind in the top byte, then the overlap track's number,
 // the entity id in the low 32 bits.
 constexpr uint64_t kDeviceTrack = uint64_t{1} << 56;
 constexpr uint64_t kHostTrack = uint64_t{2} << 56;
+constexpr uint64_t kProcessTrack = uint64_t{4} << 56;
 
 uint64_t uuid_of(const Track& t) {
   return (uint64_t{3} << 56) + t.key();
@@ -32,9 +31,29 @@ int32_t rank(uint64_t v) {
   return static_cast<int32_t>(std::min<uint64_t>(v, std::numeric_limits<int32_t>::max()));
 }
 
+// A bijection of 64-bit ids (splitmix64's finaliser): each frame's salt
+// moves its ids apart from every other frame's.
+uint64_t mix(uint64_t v) {
+  v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
+  v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
+  return v ^ (v >> 31);
+}
+
 class PerfettoSink : public Sink {
  public:
-  using Sink::Sink;
+  PerfettoSink(std::ostream& out, PerfettoFrame frame) : Sink(out), frame_(std::move(frame)) {}
+
+  void begin() override {
+    if (frame_.pid <= 0) return;
+    packet_.Clear();
+    pf::TrackDescriptor& d = *packet_.mutable_track_descriptor();
+    d.set_uuid(id(kProcessTrack));
+    d.mutable_process()->set_pid(frame_.pid);
+    d.mutable_process()->set_process_name(frame_.process_name);
+    if (!frame_.description.empty()) d.set_description(frame_.description);
+    d.set_child_ordering(pf::TrackDescriptor::EXPLICIT);
+    write_packet();
+  }
 
   void device(uint32_t ordinal, const std::string& name) override {
     track(kDeviceTrack | ordinal, name, 0, 0);
@@ -70,37 +89,37 @@ class PerfettoSink : public Sink {
 
   void open_slice(const Slice& s) override {
     packet_.Clear();
-    packet_.set_timestamp(static_cast<uint64_t>(s.start_ns));
+    packet_.set_timestamp(time(s.start_ns));
     pf::TrackEvent& begin = *packet_.mutable_track_event();
     begin.set_type(pf::TrackEvent::TYPE_SLICE_BEGIN);
-    begin.set_track_uuid(uuid_of(s.track));
+    begin.set_track_uuid(id(uuid_of(s.track)));
     begin.set_name(s.name);
     begin.add_categories(std::string(s.category));
     for (const Arg& arg : s.args) annotate(*begin.add_debug_annotations(), arg);
-    for (uint64_t id : s.flows_out) begin.add_flow_ids(id);
+    for (uint64_t flow : s.flows_out) begin.add_flow_ids(id(flow));
     // A flow id on two slices' flow_ids is one flow from the earlier to the
     // later, whichever is written first.
-    for (uint64_t id : s.shared_flows) begin.add_flow_ids(id);
-    if (s.flow_in) begin.add_terminating_flow_ids(s.flow_in);
+    for (uint64_t flow : s.shared_flows) begin.add_flow_ids(id(flow));
+    if (s.flow_in) begin.add_terminating_flow_ids(id(s.flow_in));
     write_packet();
   }
 
   void close_slice(const Track& t, int64_t end_ns) override {
     packet_.Clear();
-    packet_.set_timestamp(static_cast<uint64_t>(end_ns));
+    packet_.set_timestamp(time(end_ns));
     pf::TrackEvent& end = *packet_.mutable_track_event();
     end.set_type(pf::TrackEvent::TYPE_SLICE_END);
-    end.set_track_uuid(uuid_of(t));
+    end.set_track_uuid(id(uuid_of(t)));
     write_packet();
   }
 
   void instant(const Track& t, int64_t at_ns, const std::string& name,
                const std::vector<Arg>& args) override {
     packet_.Clear();
-    packet_.set_timestamp(static_cast<uint64_t>(at_ns));
+    packet_.set_timestamp(time(at_ns));
     pf::TrackEvent& e = *packet_.mutable_track_event();
     e.set_type(pf::TrackEvent::TYPE_INSTANT);
-    e.set_track_uuid(uuid_of(t));
+    e.set_track_uuid(id(uuid_of(t)));
     e.set_name(name);
     e.add_categories("hazard");
     for (const Arg& arg : args) annotate(*e.add_debug_annotations(), arg);
@@ -112,9 +131,12 @@ class PerfettoSink : public Sink {
              std::string_view description = {}) {
     packet_.Clear();
     pf::TrackDescriptor& d = *packet_.mutable_track_descriptor();
-    d.set_uuid(uuid);
+    d.set_uuid(id(uuid));
     d.set_name(name);
-    if (parent) d.set_parent_uuid(parent);
+    if (parent)
+      d.set_parent_uuid(id(parent));
+    else if (frame_.pid > 0)
+      d.set_parent_uuid(id(kProcessTrack));
     if (!description.empty()) d.set_description(std::string(description));
     d.set_sibling_order_rank(order);
     d.set_child_ordering(pf::TrackDescriptor::EXPLICIT);
@@ -134,9 +156,12 @@ class PerfettoSink : public Sink {
     }
   }
 
+  uint64_t id(uint64_t v) const { return frame_.salt ? mix(v ^ frame_.salt) : v; }
+  uint64_t time(int64_t ns) const { return static_cast<uint64_t>(ns + frame_.offset_ns); }
+
   // Field 1 of Trace, length-delimited: tag 0x0A, varint length, bytes.
   void write_packet() {
-    packet_.set_trusted_packet_sequence_id(kSequenceId);
+    packet_.set_trusted_packet_sequence_id(frame_.sequence_id);
     if (first_) {
       // No interning is used; declaring the state cleared keeps readers that
       // insist on valid incremental state from skipping the sequence.
@@ -159,6 +184,7 @@ class PerfettoSink : public Sink {
     out_.write(bytes_);
   }
 
+  const PerfettoFrame frame_;
   pf::TracePacket packet_;  // reused: keeps its allocations
   std::string bytes_;
   bool first_ = true;
@@ -166,8 +192,8 @@ class PerfettoSink : public Sink {
 
 }  // namespace
 
-std::unique_ptr<Sink> make_perfetto_sink(std::ostream& out) {
-  return std::make_unique<PerfettoSink>(out);
+std::unique_ptr<Sink> make_perfetto_sink(std::ostream& out, PerfettoFrame frame) {
+  return std::make_unique<PerfettoSink>(out, std::move(frame));
 }
 
 }  // namespace racetrack::exporting

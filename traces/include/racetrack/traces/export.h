@@ -74,6 +74,21 @@ Result<ExportStats> export_trace(const std::string& in_path, std::ostream& out, 
 Result<ExportStats> export_trace(const std::string& in_path, const std::string& out_path, ExportFormat format,
                                  const ExportOptions& options);
 
+// The ranks of a run in one Perfetto trace (docs/distributed.md): a process
+// per trace (pid rank + 1, named "rank R on HOST"), each with its own tracks
+// and hazards (options[i] goes with paths[i]), the clocks aligned from the
+// headers' time origins: a trace's times are shifted by its origin minus
+// the earliest origin.
+struct RankAlignment {
+  std::string path;
+  int32_t rank = -1;
+  std::string host;
+  int64_t offset_ns = 0;  // added to the trace's times
+  bool clock_differs = false;  // its clock domain is not the first trace's: the alignment is approximate
+};
+Result<ExportStats> export_ranks(const std::vector<std::string>& paths, const std::vector<ExportOptions>& options,
+                                 const std::string& out_path, std::vector<RankAlignment>* alignment = nullptr);
+
 // The whole trace, without hazards.
 Result<ExportStats> export_perfetto(const std::string& in_path, std::ostream& out);
 Result<ExportStats> export_perfetto(const std::string& in_path, const std::string& out_path);
