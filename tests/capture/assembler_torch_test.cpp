@@ -204,5 +204,48 @@ TEST(AssemblerTorch, StrayOperatorMarksAndUnknownBlockFreesAreReported) {
   EXPECT_EQ(a.stats.unknown_frees, 1u);
 }
 
+// A c10d collective as racetrack_torch traces it (docs/distributed.md): its
+// range, opened on the current stream, holds the NCCL kernel launched on the
+// communication stream, which gets the buffer's exact extent read and
+// written. Work.wait() is the event record and stream wait CUPTI sees: with
+// it, a compute kernel reading the result is ordered; without it, check
+// reports a definite communication hazard.
+TEST(AssemblerTorch, ACollectivesRangeGivesItsNcclKernelTheBuffer) {
+  for (bool waited : {true, false}) {
+    FakeProgram p;
+    const FakeStream compute = set_up(p);
+    const FakeStream comm = user_stream(1);
+    p.call(ApiKind::kStreamCreate, comm).value = 1;
+    char stream[32];
+    std::snprintf(stream, sizeof stream, "s=0x%llx", static_cast<unsigned long long>(compute.handle));
+    p.nvtx(ApiKind::kNvtxPush, std::string("racetrack:op c10d::allreduce_ ") + stream + " " + item("rw", kInput));
+    const uint64_t nccl = p.launch(comm, {0xA000}, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    p.nvtx(ApiKind::kNvtxPop);
+    if (waited) {
+      p.event_record(comm, 0xE5, 1);
+      p.stream_wait(compute, 0xE5, 1);
+    }
+    const uint64_t reader = aten_op(p, compute, "aten::relu", item("r", kInput), 0);
+    TempDir dir;
+    const Assembled a = assemble(p, dir.path("t.rtrace"), 0);
+    const v1::Op& kernel = op_with_correlation(a.trace, nccl);
+    ASSERT_EQ(kernel.kernel().accesses_size(), 1);
+    EXPECT_EQ(kernel.kernel().accesses(0).mode(), v1::MODE_READ_WRITE);
+    EXPECT_EQ(kernel.kernel().accesses(0).size(), kBytes);
+    const race::CheckResult r = check(a.trace);
+    if (waited) {
+      EXPECT_EQ(r.hazards, 0u) << "work.wait() orders the reader";
+      continue;
+    }
+    ASSERT_EQ(r.all.size(), 1u);
+    const race::Hazard& h = r.all.front();
+    EXPECT_EQ(h.first.seq, kernel.seq());
+    EXPECT_EQ(h.second.seq, op_with_correlation(a.trace, reader).seq());
+    EXPECT_EQ(h.kind, race::HazardKind::kRaw);
+    EXPECT_EQ(h.cls, race::HazardClass::kCommunication);
+    EXPECT_EQ(h.confidence, race::Confidence::kDefinite);
+  }
+}
+
 }  // namespace
 }  // namespace racetrack::capture::testing

@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "racetrack/race/collectives.h"
 #include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
 #include "racetrack/race/graph_lifetimes.h"
@@ -93,6 +94,7 @@ struct Checker::State {
   void report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
               const hb::OpOrder& order);
   HazardClass classify(const HazardSide& first, const HazardSide& second) const;
+  bool on_communication(const HazardSide& side) const;
   uint32_t stripped_nvtx(uint32_t nvtx);
   uint32_t role_of(uint32_t stream) const;
   std::string side_title(const HazardSide& s) const;
@@ -215,6 +217,13 @@ uint32_t Checker::State::stripped_nvtx(uint32_t nvtx) {
   return it->second;
 }
 
+// A communication stream's op: a captured stream has no role, so an NCCL
+// kernel says it too.
+bool Checker::State::on_communication(const HazardSide& s) const {
+  const uint32_t comm = static_cast<uint32_t>(v1::ROLE_COMM) + 1;  // HazardSide::role is the role + 1
+  return s.role == comm || (s.op_kind == OpKind::kKernel && s.name && !collective_of(tables.string(s.name)).empty());
+}
+
 HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& second) const {
   if (second.graph_lifetime == GraphLifetime::kCapturedFreed ||
       second.graph_lifetime == GraphLifetime::kPoolAlias)
@@ -227,8 +236,7 @@ HazardClass Checker::State::classify(const HazardSide& first, const HazardSide& 
   }
   if (first.op_kind == OpKind::kHostAccess || second.op_kind == OpKind::kHostAccess)
     return HazardClass::kHostVsDevice;
-  const uint32_t comm = static_cast<uint32_t>(v1::ROLE_COMM) + 1;  // HazardSide::role is the role + 1
-  if (first.role == comm || second.role == comm) return HazardClass::kCommunication;
+  if (on_communication(first) || on_communication(second)) return HazardClass::kCommunication;
   // An external agent's access is a transfer (RDMA, a writer process).
   const bool a = is_copy(first.op_kind) || first.external_agent, b = is_copy(second.op_kind);
   if (a && b) return HazardClass::kCopyVsCopy;
