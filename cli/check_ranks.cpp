@@ -11,6 +11,7 @@
 #include "own_directory.h"
 #include "progress.h"
 #include "racetrack/code/process.h"
+#include "racetrack/race/hazard_json.h"
 #include "racetrack/race/rank_merge.h"
 
 namespace racetrack::cli {
@@ -98,7 +99,7 @@ int run_check_ranks(RanksRun& run) {
   }
   const json merged = race::merge_rank_reports(reports);
   if (run.format == "json")
-    std::cout << merged.dump(2) << "\n";
+    std::cout << race::dump_json(merged);
   else
     std::cout << race::format_ranks_text(merged, run.max_groups);
   const json& summary = merged["summary"];

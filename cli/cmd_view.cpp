@@ -64,9 +64,10 @@ void add_view(CLI::App& app, int& exit_code) {
   // Everything after `view` goes to racetrack-viewer as it is.
   cmd->prefix_command();
   cmd->footer(
-      "Usage: racetrack view FILE [--divergence DIFF.json] [--screenshot OUT.png [--select-hazard N] [--size WxH]] "
+      "Usage: racetrack view FILE|DIR|'GLOB'... [--divergence DIFF.json] [--screenshot OUT.png [--select-hazard N] [--size WxH]] "
       "[--no-code-modes] "
       "[--modes-cache DIR]\n"
+      "Several traces (a directory of rank traces, a quoted glob) show side by side, a timeline per rank.\n"
       "Runs racetrack-viewer with the same arguments; see racetrack-viewer --help and docs/viewer.md.");
   cmd->callback([cmd, &exit_code] { exit_code = run_view(cmd->remaining()); });
 }

@@ -7,7 +7,9 @@
 
 #include "code_modes_setting.h"
 #include "divergence_marker.h"
+#include "check_inputs.h"
 #include "main_window.h"
+#include "ranks_window.h"
 #include "screenshot.h"
 #include "timeline_widget.h"
 
@@ -59,7 +61,8 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("FILE"),
-                               QStringLiteral("trace to open (.rtrace, .pbtxt, .json)"));
+                               QStringLiteral("trace to open (.rtrace, .pbtxt, .json); several traces, a directory "
+                                              "(its *.rtrace) or a quoted glob show the ranks of a run side by side"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("render the window offscreen to OUT.png and exit"),
                                       QStringLiteral("OUT.png"));
@@ -91,8 +94,33 @@ int main(int argc, char** argv) {
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
   racetrack::viewer::set_code_modes({!parser.isSet(no_code_modes), parser.value(modes_cache).toStdString()});
-  const QStringList files = parser.positionalArguments();
-  if (files.size() > 1) return usage_error(QStringLiteral("give one trace file"));
+  std::vector<std::string> inputs;
+  for (const QString& f : parser.positionalArguments()) inputs.push_back(f.toStdString());
+  auto expanded = racetrack::cli::expand_trace_inputs(inputs);
+  if (!expanded) return usage_error(QString::fromStdString(expanded.error().describe()));
+  QStringList files;
+  for (const std::string& f : *expanded) files.push_back(QString::fromStdString(f));
+  if (files.size() > 1) {
+    // The ranks of a run: a timeline per rank, side by side.
+    if (parser.isSet(divergence) || parser.isSet(hazard))
+      return usage_error(QStringLiteral("--divergence and --select-hazard take one trace"));
+    QSize shot_size(1600, 1000);
+    if (parser.isSet(size)) {
+      const auto parsed = racetrack::viewer::parse_size(parser.value(size));
+      if (!parsed) return usage_error(QStringLiteral("--size takes WxH, e.g. 1600x1000"));
+      shot_size = *parsed;
+    }
+    if (parser.isSet(screenshot))
+      return racetrack::viewer::run_ranks_screenshot(files, parser.value(screenshot), shot_size);
+    racetrack::viewer::RanksWindow window(files);
+    window.resize(shot_size);
+    window.show();
+    if (!window.openAndWait()) {
+      std::cerr << window.lastError().toStdString() << "\n";
+      return 2;
+    }
+    return QApplication::exec();
+  }
 
   if (parser.isSet(screenshot)) {
     racetrack::viewer::ScreenshotOptions options;

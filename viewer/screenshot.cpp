@@ -6,6 +6,7 @@
 
 #include "divergence_marker.h"
 #include "main_window.h"
+#include "ranks_window.h"
 #include "timeline_widget.h"
 #include "racetrack/traces/output_file.h"
 
@@ -56,6 +57,33 @@ int run_screenshot(const ScreenshotOptions& options) {
   }
   std::cout << "wrote " << options.out.toStdString() << " (" << options.size.width() << "x"
             << options.size.height() << ")\n";
+  return 0;
+}
+
+int run_ranks_screenshot(const QStringList& traces, const QString& out_path, QSize size) {
+  const std::string out = out_path.toStdString();
+  std::vector<std::string> inputs;
+  for (const QString& t : traces) inputs.push_back(t.toStdString());
+  if (auto usable = check_output(out, inputs); !usable) {
+    std::cerr << usable.error().describe() << "\n";
+    return 2;
+  }
+  RanksWindow window(traces);
+  window.resize(size);
+  window.show();
+  QApplication::processEvents();
+  if (!window.openAndWait()) {
+    std::cerr << window.lastError().toStdString() << "\n";
+    return 2;
+  }
+  QApplication::processEvents();
+  auto file = OutputFile::create(out);
+  if (!file || !window.grab().save(QString::fromStdString(file->temp_path()), "PNG") || !file->commit()) {
+    std::cerr << out << ": cannot write the screenshot\n";
+    return 2;
+  }
+  std::cout << "wrote " << out << " (" << traces.size() << " ranks, " << size.width() << "x" << size.height()
+            << ")\n";
   return 0;
 }
 

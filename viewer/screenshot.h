@@ -6,6 +6,7 @@
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <optional>
 
 namespace racetrack::viewer {
@@ -24,5 +25,7 @@ std::optional<QSize> parse_size(const QString& text);
 // Exit status: 0 written, 2 bad input (unreadable trace, no such hazard,
 // unwritable output), with the reason on stderr.
 int run_screenshot(const ScreenshotOptions& options);
+// The ranks of a run side by side (RanksWindow), rendered to `out`.
+int run_ranks_screenshot(const QStringList& traces, const QString& out, QSize size);
 
 }  // namespace racetrack::viewer
