@@ -30,14 +30,19 @@ std::string block(const char* verb, uint64_t address, const FakeStream& s) {
   return text;
 }
 
+// The op range's "s=0x<stream>" item.
+std::string stream_item(const FakeStream& s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "s=0x%llx", static_cast<unsigned long long>(s.handle));
+  return text;
+}
+
 // One ATen operator the way racetrack_torch traces it: the range with the
 // inputs, the kernel, then (after the operator returned) the fresh output's
 // block, the outputs and the stack.
 uint64_t aten_op(FakeProgram& p, const FakeStream& s, const std::string& name, const std::string& inputs,
                  uint64_t fresh_output, const std::string& stack = "") {
-  char stream[32];
-  std::snprintf(stream, sizeof stream, "s=0x%llx", static_cast<unsigned long long>(s.handle));
-  p.nvtx(ApiKind::kNvtxPush, "racetrack:op " + name + " " + stream + " " + inputs);
+  p.nvtx(ApiKind::kNvtxPush, "racetrack:op " + name + " " + stream_item(s) + " " + inputs);
   const uint64_t launch = p.launch(s, {kInput, kOutput}, name + "_kernel");
   if (fresh_output != 0) {
     p.nvtx(ApiKind::kNvtxMark, block("block-alloc", fresh_output, s));
@@ -216,9 +221,7 @@ TEST(AssemblerTorch, ACollectivesRangeGivesItsNcclKernelTheBuffer) {
     const FakeStream compute = set_up(p);
     const FakeStream comm = user_stream(1);
     p.call(ApiKind::kStreamCreate, comm).value = 1;
-    char stream[32];
-    std::snprintf(stream, sizeof stream, "s=0x%llx", static_cast<unsigned long long>(compute.handle));
-    p.nvtx(ApiKind::kNvtxPush, std::string("racetrack:op c10d::allreduce_ ") + stream + " " + item("rw", kInput));
+    p.nvtx(ApiKind::kNvtxPush, "racetrack:op c10d::allreduce_ " + stream_item(compute) + " " + item("rw", kInput));
     const uint64_t nccl = p.launch(comm, {0xA000}, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     p.nvtx(ApiKind::kNvtxPop);
     if (waited) {

@@ -22,7 +22,7 @@ from fakes import FakeOp, FakeTensor, RecordingSink, parse_schema
 from racetrack_torch import collectives
 from racetrack_torch.modes import READ, READ_WRITE, WRITE, plan_operator
 from racetrack_torch.tracer import OpTracer
-from real_torch import torch
+from real_torch import Sink, torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "capture", "python")
@@ -119,20 +119,6 @@ class CollectiveTracerTest(unittest.TestCase):
         pushes = [message for kind, message in self.sink.calls if kind == "push"]
         self.assertEqual(pushes, ["racetrack:op c10d::allreduce_ s=0x10 rw:0x1000:16"])
         self.assertNotIn("op-out", " ".join(message for _, message in self.sink.calls if message))
-
-
-class Sink:
-    def __init__(self):
-        self.calls = []
-
-    def range_push(self, message):
-        self.calls.append(("push", message))
-
-    def range_pop(self):
-        self.calls.append(("pop", None))
-
-    def mark(self, message):
-        self.calls.append(("mark", message))
 
 
 def _gloo_environment():

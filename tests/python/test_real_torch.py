@@ -9,24 +9,10 @@ import subprocess
 import sys
 import unittest
 
-from real_torch import torch
+from real_torch import Sink, torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "capture", "python")
-
-
-class Sink:
-    def __init__(self):
-        self.calls = []
-
-    def range_push(self, message):
-        self.calls.append(("push", message))
-
-    def range_pop(self):
-        self.calls.append(("pop", None))
-
-    def mark(self, message):
-        self.calls.append(("mark", message))
 
 
 @unittest.skipIf(torch is None, "PyTorch is not installed")
