@@ -68,11 +68,17 @@ TEST_F(Ranks, CheckOfADirectoryAGlobOrPathsGivesOneReport) {
 }
 
 TEST_F(Ranks, AnUnreadableRankIsReportedAndTheOthersChecked) {
-  std::ofstream(run_dir_ + "/rank-3.rtrace") << "truncated";
+  // Rank 0's trace cut in the middle, and a file that is no trace at all.
+  const auto size = std::filesystem::file_size(rank(0));
+  std::filesystem::copy_file(rank(0), run_dir_ + "/rank-3.rtrace");
+  std::filesystem::resize_file(run_dir_ + "/rank-3.rtrace", size / 2);
+  std::ofstream(run_dir_ + "/rank-4.rtrace") << "not a trace";
   const CliRun run = racetrack("check " + shell_quote(run_dir_));
   EXPECT_EQ(run.code, 1);
-  EXPECT_THAT(run.out, HasSubstr("4 traces, 3 checked, 1 could not be checked"));
+  EXPECT_THAT(run.out, HasSubstr("5 traces, 3 checked, 2 could not be checked"));
   EXPECT_THAT(run.out, HasSubstr("rank-3.rtrace: NOT CHECKED: "));
+  EXPECT_THAT(run.out, HasSubstr("rank-4.rtrace: NOT CHECKED: "));
+  EXPECT_THAT(run.out, HasSubstr("rank 2 on synth-node0"));
   // None readable: bad input.
   const std::string bad = dir_.path("bad");
   std::filesystem::create_directory(bad);
