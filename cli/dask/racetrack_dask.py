@@ -20,10 +20,22 @@ import sys
 import time
 
 
+def worker_memory_args():
+    """--max-memory-mib for the check: the Dask worker's own memory limit, so
+    that several workers on one machine cannot together exhaust it."""
+    try:
+        from distributed import get_worker
+
+        limit = get_worker().memory_manager.memory_limit
+    except (ImportError, ValueError, AttributeError):
+        return []
+    return ["--max-memory-mib", str(max(16, int(limit) >> 20))] if limit else []
+
+
 def check_trace(racetrack, worker_args, path):
     """On a worker: one trace's check report, or why it has none."""
     try:
-        proc = subprocess.run([racetrack, "check", "--format", "json", *worker_args, path],
+        proc = subprocess.run([racetrack, "check", "--format", "json", *worker_memory_args(), *worker_args, path],
                               capture_output=True, text=True)
     except OSError as e:
         return {"path": path, "error": f"cannot run {racetrack} on this worker: {e}", "report": None}

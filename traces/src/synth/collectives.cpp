@@ -5,7 +5,8 @@
 // communication-stream races users hit:
 // - C6_allgather: FSDP all-gathers the sharded embedding before the first
 //   lookup; the lookup reads the gathered weight without waiting for the
-//   all-gather (pytorch#197827's shape).
+//   all-gather (no Work.wait(): the consumer-side twin of pytorch#197827,
+//   whose all-gather read clones it had not waited for).
 // - C12_bucket: DeepSpeed's double-buffered gradient bucket: each layer's
 //   gradients are copied into one of two slots on compute, all-reduced and
 //   copied out on the communication stream; refilling a slot must wait for
