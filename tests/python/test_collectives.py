@@ -242,6 +242,16 @@ class SingleProcessGlooTest(unittest.TestCase):
         self.assertNotEqual(result.data_ptr(), source.data_ptr())
         self.assertEqual(result.tolist(), [1.0] * 4)
 
+    def test_an_operator_on_a_functional_result_reads_the_bytes_it_wraps(self):
+        import torch.distributed._functional_collectives as functional
+
+        wrapped = functional.all_reduce(torch.ones(4), "sum", self.dist.group.WORLD)
+        self.assertEqual(type(wrapped).__name__, "AsyncCollectiveTensor")
+        self.assertEqual(wrapped.data_ptr(), 0)  # a wrapper: the bytes are its .elem's
+        marks, total = self.traced(lambda: wrapped + 1)
+        self.assertEqual(marks, ["racetrack:host %s %s" % (item("r", wrapped.elem), item("w", total))])
+        self.assertEqual(total.tolist(), [2.0] * 4)
+
 
 # One rank of the two-process test: prints what it traced as JSON.
 RANK_SCRIPT = r"""

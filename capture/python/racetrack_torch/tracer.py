@@ -92,7 +92,7 @@ class OpTracer:
             if access.is_list and value is not None:
                 tensors.extend((access.mode, item) for item in _flatten(value, tensor_type))
             elif isinstance(value, tensor_type):
-                tensors.append((access.mode, value))
+                tensors.append((access.mode, _unwrapped(value, tensor_type)))
 
         device_type, device_index = _device_of(tensors, plan, args, kwargs, tensor_type)
         if device_type == "cpu":
@@ -140,13 +140,13 @@ class OpTracer:
                 if is_list:
                     outputs.extend((item, written) for item in _flatten(value, tensor_type))
                 elif isinstance(value, tensor_type):
-                    outputs.append((value, written))
+                    outputs.append((_unwrapped(value, tensor_type), written))
         for access in plan.after:
             value = _argument(access, args, kwargs)
             if access.is_list and value is not None:
                 outputs.extend((item, True) for item in _flatten(value, tensor_type))
             elif isinstance(value, tensor_type):
-                outputs.append((value, True))
+                outputs.append((_unwrapped(value, tensor_type), True))
         return outputs
 
     def _emit_stack(self, func):
@@ -221,12 +221,23 @@ def _argument(access, args, kwargs):
     return kwargs.get(access.name)
 
 
+def _unwrapped(tensor, tensor_type):
+    """The tensor whose bytes an operator reaches. A wrapper holding no
+    storage of its own (the functional collectives' AsyncCollectiveTensor,
+    whose data_ptr() is 0) stands for its .elem: the operator waits for the
+    collective and runs on that."""
+    elem = getattr(tensor, "elem", None)
+    if isinstance(elem, tensor_type) and tensor.data_ptr() == 0:
+        return elem
+    return tensor
+
+
 def _flatten(value, tensor_type):
     """Tensors of a list, nested lists (c10d's Tensor[][]) included; None items skipped."""
     tensors = []
     for item in value:
         if isinstance(item, tensor_type):
-            tensors.append(item)
+            tensors.append(_unwrapped(item, tensor_type))
         elif isinstance(item, (list, tuple)):
             tensors.extend(_flatten(item, tensor_type))
     return tensors
@@ -241,7 +252,7 @@ def _device_of(tensors, plan, args, kwargs, tensor_type):
         if access.is_list and value is not None:
             candidates.extend(_flatten(value, tensor_type))
         elif isinstance(value, tensor_type):
-            candidates.append(value)
+            candidates.append(_unwrapped(value, tensor_type))
     if candidates:
         all_cpu = True
         for tensor in candidates:
