@@ -156,7 +156,9 @@ class PerfettoSink : public Sink {
     }
   }
 
-  uint64_t id(uint64_t v) const { return frame_.salt ? mix(v ^ frame_.salt) : v; }
+  // The salt is mixed first: a plain xor would map one trace's stream 1 onto
+  // another's stream 3.
+  uint64_t id(uint64_t v) const { return frame_.salt ? mix(v ^ mix(frame_.salt)) : v; }
   uint64_t time(int64_t ns) const { return static_cast<uint64_t>(ns + frame_.offset_ns); }
 
   // Field 1 of Trace, length-delimited: tag 0x0A, varint length, bytes.
