@@ -49,13 +49,12 @@ Result<std::vector<race::RankReport>> check_on_dask(const RanksRun& run) {
                                    ec ? std::string("racetrack") : self.string()};
   for (const std::string& arg : run.worker_args) argv.insert(argv.end(), {"--worker-arg=" + arg});
   for (const std::string& path : run.paths) argv.push_back(fs::absolute(path).string());
-  auto ran = code::run_process(argv, std::chrono::hours(24 * 7));
+  // Its progress and messages go to stderr as they come.
+  auto ran = code::run_process(argv, std::chrono::hours(24 * 7), [](std::string_view text) { std::cerr << text; });
   if (!ran) return ran.error();
-  if (ran->exit_code != 0) {
-    const std::string why = ran->err.empty() ? "exit status " + std::to_string(ran->exit_code) : ran->err;
-    return Error{"the Dask run failed: " + why, {}, run.dask};
-  }
-  std::cerr << ran->err;  // its progress lines
+  if (ran->exit_code != 0)
+    return Error{"the Dask run failed (exit status " + std::to_string(ran->exit_code) + "; its messages are above)",
+                 {}, run.dask};
   std::vector<race::RankReport> out;
   try {
     const json doc = json::parse(ran->out);

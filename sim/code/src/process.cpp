@@ -29,7 +29,8 @@ struct Pipe {
 
 }  // namespace
 
-Result<ProcessResult> run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                                  const std::function<void(std::string_view)>& on_stderr) {
   if (argv.empty()) return make_error("run_process: no program");
   Pipe out, err;
   if (pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0)
@@ -72,6 +73,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, std::chr
       const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
       if (n > 0) {
         sinks[i]->append(buffer, static_cast<size_t>(n));
+        if (i == 1 && on_stderr) on_stderr(std::string_view(buffer, static_cast<size_t>(n)));
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;
         --open_fds;

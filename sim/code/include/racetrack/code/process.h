@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,9 @@ struct ProcessResult {
 };
 
 // An error only when the program cannot be started; a program that fails
-// returns its exit code and output.
-Result<ProcessResult> run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+// returns its exit code and output. `on_stderr` (optional) hears the
+// program's stderr as it comes (progress lines), besides collecting it.
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                                  const std::function<void(std::string_view)>& on_stderr = {});
 
 }  // namespace racetrack::code
