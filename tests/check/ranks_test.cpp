@@ -90,6 +90,7 @@ TEST(RankMerge, OneGroupPerSignatureWithItsRanksAndTheStrongestInstance) {
   EXPECT_NE(text.find("on 2 of 3 trace(s) (rank 0, 2), 4 time(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("on rank 2 on node1 (r2.rtrace): first #40 -> #45"), std::string::npos) << text;
   EXPECT_NE(text.find("NOT CHECKED: r3.rtrace"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 more group(s) below the confidence shown"), std::string::npos) << text;
 }
 
 TEST(RankMerge, NothingShownIsNotCalledClean) {

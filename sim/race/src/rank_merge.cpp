@@ -201,13 +201,15 @@ std::string format_ranks_text(const json& m, size_t max_groups) {
     out << "    signature: " << g["signature"].get<std::string>() << "\n";
   }
   if (shown > max_groups) out << "\n... " << shown - max_groups << " more group(s) (raise --max)\n";
-  if (!shown) {
-    uint64_t hidden = 0;
-    for (const json& g : m["groups"]) hidden += g["suppressed"].get<bool>() ? 0 : 1;
-    out << (hidden ? "\nnothing shown on any trace, but " + std::to_string(hidden) +
-                         " group(s) are not shown: the run is not known to be clean (--format json lists them)\n"
-                   : std::string("\nno hazard shown on any trace\n"));
-  }
+  uint64_t hidden = 0;
+  for (const json& g : m["groups"]) hidden += g["shown"].get<bool>() || g["suppressed"].get<bool>() ? 0 : 1;
+  if (shown && hidden)
+    out << "\n" << hidden << " more group(s) below the confidence shown (--format json lists them)\n";
+  else if (hidden)
+    out << "\nnothing shown on any trace, but " << hidden
+        << " group(s) are not shown: the run is not known to be clean (--format json lists them)\n";
+  else if (!shown)
+    out << "\nno hazard shown on any trace\n";
   if (s["failed"].get<uint64_t>())
     out << "\n" << s["failed"] << " trace(s) could not be checked: their ranks are not covered by this report\n";
   return out.str();
