@@ -15,7 +15,8 @@ Result<std::vector<std::string>> directory_traces(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".rtrace" && entry.is_regular_file(ec)) out.push_back(entry.path().string());
+    if (entry.path().extension() == ".rtrace" && entry.is_regular_file(ec))
+      out.push_back(entry.path().string());
   if (ec) return Error{"cannot list the directory: " + ec.message(), {}, dir};
   if (out.empty()) return Error{"no trace (*.rtrace) in this directory", {}, dir};
   std::sort(out.begin(), out.end());

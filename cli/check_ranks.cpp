@@ -35,8 +35,10 @@ Result<std::string> dask_script() {
       std::error_code ec;
       if (fs::exists(script, ec)) return script.lexically_normal().string();
     }
-  return Error{"racetrack_dask.py not found beside the racetrack binary (cli/dask); set RACETRACK_DASK_SCRIPT",
-               {}, {}};
+  return Error{
+      "racetrack_dask.py not found beside the racetrack binary (cli/dask); set RACETRACK_DASK_SCRIPT",
+      {},
+      {}};
 }
 
 // Each trace checked by `racetrack check` on a Dask worker.
@@ -45,16 +47,24 @@ Result<std::vector<race::RankReport>> check_on_dask(const RanksRun& run) {
   if (!script) return script.error();
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);  // this binary, for the workers to run
-  std::vector<std::string> argv = {"/usr/bin/env", "python3", *script, "--scheduler", run.dask, "--racetrack",
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "python3",
+                                   *script,
+                                   "--scheduler",
+                                   run.dask,
+                                   "--racetrack",
                                    ec ? std::string("racetrack") : self.string()};
   for (const std::string& arg : run.worker_args) argv.insert(argv.end(), {"--worker-arg=" + arg});
   for (const std::string& path : run.paths) argv.push_back(fs::absolute(path).string());
   // Its progress and messages go to stderr as they come.
-  auto ran = code::run_process(argv, std::chrono::hours(24 * 7), [](std::string_view text) { std::cerr << text; });
+  auto ran =
+      code::run_process(argv, std::chrono::hours(24 * 7), [](std::string_view text) { std::cerr << text; });
   if (!ran) return ran.error();
   if (ran->exit_code != 0)
-    return Error{"the Dask run failed (exit status " + std::to_string(ran->exit_code) + "; its messages are above)",
-                 {}, run.dask};
+    return Error{
+        "the Dask run failed (exit status " + std::to_string(ran->exit_code) + "; its messages are above)",
+        {},
+        run.dask};
   std::vector<race::RankReport> out;
   try {
     const json doc = json::parse(ran->out);
@@ -68,8 +78,8 @@ Result<std::vector<race::RankReport>> check_on_dask(const RanksRun& run) {
       out.push_back(std::move(report));
     }
   } catch (const json::exception& e) {
-    return Error{std::string("the Dask run's output is not what racetrack_dask.py writes: ") + e.what(), {},
-                 run.dask};
+    return Error{
+        std::string("the Dask run's output is not what racetrack_dask.py writes: ") + e.what(), {}, run.dask};
   }
   return out;
 }
@@ -93,8 +103,8 @@ int run_check_ranks(RanksRun& run) {
     race::PoolSize size;
     reports = race::check_many(run.paths, run.many, &size);
     progress.finish();
-    std::cerr << "check: " << run.paths.size() << " traces on " << size.jobs << " thread(s) (one check peaked at "
-              << (size.peak_bytes >> 20) << " MiB)\n";
+    std::cerr << "check: " << run.paths.size() << " traces on " << size.jobs
+              << " thread(s) (one check peaked at " << (size.peak_bytes >> 20) << " MiB)\n";
   }
   const json merged = race::merge_rank_reports(reports);
   if (run.format == "json")

@@ -156,7 +156,6 @@ int run_check(CheckArgs& a) {
     run.dask = a.dask;
     run.worker_args = a.worker_args;
     run.many.check = options;
-    run.many.report.max_groups = a.max_groups;
     run.many.report.min_confidence = options.min_confidence;
     run.many.jobs = a.jobs;
     return run_check_ranks(run);

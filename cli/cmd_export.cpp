@@ -64,7 +64,7 @@ bool find_hazards(const ExportArgs& a, const std::string& path, ProgressLine& pr
 }
 
 // Several rank traces (a directory or a glob) into one Perfetto trace.
-int export_ranks(const ExportArgs& a, const std::vector<std::string>& paths) {
+int merge_rank_traces(const ExportArgs& a, const std::vector<std::string>& paths) {
   if (!a.format.empty() ? a.format == "chrome" : export_format_for(a.out) == ExportFormat::kChrome) {
     std::cerr << "export: merging " << paths.size() << " traces writes Perfetto only (a process per rank): "
               << "name the output .pftrace, or --format perfetto\n";
@@ -81,7 +81,7 @@ int export_ranks(const ExportArgs& a, const std::vector<std::string>& paths) {
     if (!find_hazards(a, paths[i], progress, options[i])) return kExitBadInput;
   }
   std::vector<RankAlignment> alignment;
-  auto stats = racetrack::export_ranks(paths, options, a.out, &alignment);
+  auto stats = export_ranks(paths, options, a.out, &alignment);
   progress.finish();
   if (!stats) {
     std::cerr << stats.error().describe() << "\n";
@@ -103,7 +103,7 @@ int run_export(const ExportArgs& a) {
     std::cerr << "export: " << inputs.error().describe() << "\n";
     return kExitBadInput;
   }
-  if (inputs->size() > 1) return export_ranks(a, *inputs);
+  if (inputs->size() > 1) return merge_rank_traces(a, *inputs);
   const std::string in = inputs->front();  // a glob that matched one trace: that trace
   if (auto usable = check_output(a.out, {in}); !usable) {
     std::cerr << usable.error().describe() << "\n";

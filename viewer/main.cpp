@@ -5,9 +5,9 @@
 #include <cstring>
 #include <iostream>
 
+#include "check_inputs.h"
 #include "code_modes_setting.h"
 #include "divergence_marker.h"
-#include "check_inputs.h"
 #include "main_window.h"
 #include "ranks_window.h"
 #include "screenshot.h"
@@ -60,9 +60,10 @@ int main(int argc, char** argv) {
       QStringLiteral("Timeline of a racetrack trace: streams, hazards, dependencies and details."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("FILE"),
-                               QStringLiteral("trace to open (.rtrace, .pbtxt, .json); several traces, a directory "
-                                              "(its *.rtrace) or a quoted glob show the ranks of a run side by side"));
+  parser.addPositionalArgument(
+      QStringLiteral("FILE"),
+      QStringLiteral("trace to open (.rtrace, .pbtxt, .json); several traces, a directory "
+                     "(its *.rtrace) or a quoted glob show the ranks of a run side by side"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("render the window offscreen to OUT.png and exit"),
                                       QStringLiteral("OUT.png"));
@@ -100,16 +101,17 @@ int main(int argc, char** argv) {
   if (!expanded) return usage_error(QString::fromStdString(expanded.error().describe()));
   QStringList files;
   for (const std::string& f : *expanded) files.push_back(QString::fromStdString(f));
+  QSize shot_size = racetrack::viewer::ScreenshotOptions{}.size;
+  if (parser.isSet(size)) {
+    const auto parsed = racetrack::viewer::parse_size(parser.value(size));
+    if (!parsed)
+      return usage_error(QStringLiteral("--size takes WxH, e.g. 1600x1000 (400x300 to 10000x10000)"));
+    shot_size = *parsed;
+  }
   if (files.size() > 1) {
     // The ranks of a run: a timeline per rank, side by side.
     if (parser.isSet(divergence) || parser.isSet(hazard))
       return usage_error(QStringLiteral("--divergence and --select-hazard take one trace"));
-    QSize shot_size(1600, 1000);
-    if (parser.isSet(size)) {
-      const auto parsed = racetrack::viewer::parse_size(parser.value(size));
-      if (!parsed) return usage_error(QStringLiteral("--size takes WxH, e.g. 1600x1000"));
-      shot_size = *parsed;
-    }
     if (parser.isSet(screenshot))
       return racetrack::viewer::run_ranks_screenshot(files, parser.value(screenshot), shot_size);
     racetrack::viewer::RanksWindow window(files);
@@ -134,12 +136,7 @@ int main(int argc, char** argv) {
       if (!ok || options.hazard < 1)
         return usage_error(QStringLiteral("--select-hazard takes a number from 1"));
     }
-    if (parser.isSet(size)) {
-      const auto parsed = racetrack::viewer::parse_size(parser.value(size));
-      if (!parsed)
-        return usage_error(QStringLiteral("--size takes WxH, e.g. 1600x1000 (400x300 to 10000x10000)"));
-      options.size = *parsed;
-    }
+    options.size = shot_size;
     return racetrack::viewer::run_screenshot(options);
   }
   if (parser.isSet(hazard) || parser.isSet(size))

@@ -47,7 +47,8 @@ bool RanksWindow::openAndWait() {
   std::vector<std::future<Result<LoadedTrace>>> loads;
   for (Rank& r : ranks_) {
     r.header->setText(tr("loading %1 \u2026").arg(r.path));
-    loads.push_back(std::async(std::launch::async, [path = r.path.toStdString()] { return load_and_check(path); }));
+    loads.push_back(
+        std::async(std::launch::async, [path = r.path.toStdString()] { return load_and_check(path); }));
   }
   for (auto& load : loads)
     while (load.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)

@@ -21,6 +21,21 @@ std::optional<QSize> parse_size(const QString& text) {
   return QSize(w, h);
 }
 
+namespace {
+
+// Saves the window as a PNG at `out` (atomically); false after saying why not.
+bool save_png(QWidget& window, const std::string& out) {
+  QApplication::processEvents();
+  auto file = OutputFile::create(out);
+  if (!file || !window.grab().save(QString::fromStdString(file->temp_path()), "PNG") || !file->commit()) {
+    std::cerr << out << ": cannot write the screenshot\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 int run_screenshot(const ScreenshotOptions& options) {
   const std::string out = options.out.toStdString();
   std::vector<std::string> inputs = {options.trace.toStdString()};
@@ -49,12 +64,7 @@ int run_screenshot(const ScreenshotOptions& options) {
     }
     window.timeline()->setDivergence(std::move(marker));
   }
-  QApplication::processEvents();
-  auto file = OutputFile::create(out);
-  if (!file || !window.grab().save(QString::fromStdString(file->temp_path()), "PNG") || !file->commit()) {
-    std::cerr << out << ": cannot write the screenshot\n";
-    return 2;
-  }
+  if (!save_png(window, out)) return 2;
   std::cout << "wrote " << options.out.toStdString() << " (" << options.size.width() << "x"
             << options.size.height() << ")\n";
   return 0;
@@ -76,12 +86,7 @@ int run_ranks_screenshot(const QStringList& traces, const QString& out_path, QSi
     std::cerr << window.lastError().toStdString() << "\n";
     return 2;
   }
-  QApplication::processEvents();
-  auto file = OutputFile::create(out);
-  if (!file || !window.grab().save(QString::fromStdString(file->temp_path()), "PNG") || !file->commit()) {
-    std::cerr << out << ": cannot write the screenshot\n";
-    return 2;
-  }
+  if (!save_png(window, out)) return 2;
   std::cout << "wrote " << out << " (" << traces.size() << " ranks, " << size.width() << "x" << size.height()
             << ")\n";
   return 0;

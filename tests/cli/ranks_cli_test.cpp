@@ -97,8 +97,8 @@ TEST_F(Ranks, BadInputsOfSeveralTracesExitTwoAndWriteNothing) {
   const CliRun no_traces = racetrack("check " + shell_quote(dir_.path("empty")));
   EXPECT_EQ(no_traces.code, 2);
   EXPECT_THAT(no_traces.err, HasSubstr("no trace (*.rtrace) in this directory"));
-  const CliRun fixed = racetrack("check " + shell_quote(run_dir_) + " --emit-fixed " +
-                                 shell_quote(dir_.path("fixed.rtrace")));
+  const CliRun fixed =
+      racetrack("check " + shell_quote(run_dir_) + " --emit-fixed " + shell_quote(dir_.path("fixed.rtrace")));
   EXPECT_EQ(fixed.code, 2);
   EXPECT_THAT(fixed.err, HasSubstr("--emit-fixed takes one trace, not 3"));
   EXPECT_FALSE(std::filesystem::exists(dir_.path("fixed.rtrace")));
@@ -115,12 +115,14 @@ TEST_F(Ranks, ExportMergesRanksIntoOnePerfettoTraceWithAlignedClocks) {
   // Each rank's export alone, summed, is the merge's size in slices.
   uint64_t slices = 0;
   for (int r = 0; r < 3; ++r) {
-    const CliRun one = racetrack("export " + shell_quote(rank(r)) + " " + shell_quote(dir_.path("one.pftrace")));
+    const CliRun one =
+        racetrack("export " + shell_quote(rank(r)) + " " + shell_quote(dir_.path("one.pftrace")));
     ASSERT_EQ(one.code, 0) << one.err;
     slices += std::stoull(one.out.substr(one.out.find(": ") + 2));
   }
   EXPECT_THAT(run.out, HasSubstr(std::to_string(slices) + " slices"));
-  const CliRun chrome = racetrack("export " + shell_quote(run_dir_) + " " + shell_quote(dir_.path("run.json")));
+  const CliRun chrome =
+      racetrack("export " + shell_quote(run_dir_) + " " + shell_quote(dir_.path("run.json")));
   EXPECT_EQ(chrome.code, 2);
   EXPECT_THAT(chrome.err, HasSubstr("writes Perfetto only"));
   EXPECT_FALSE(std::filesystem::exists(dir_.path("run.json")));

@@ -84,7 +84,8 @@ TEST(ExportRanks, AProcessPerRankWithItsOwnTracksAndAlignedClocks) {
   for (const pf::TracePacket& p : merged.packet()) {
     if (!p.has_track_descriptor()) continue;
     const pf::TrackDescriptor& d = p.track_descriptor();
-    EXPECT_TRUE(parent.emplace(d.uuid(), d.parent_uuid()).second) << "track " << d.name() << " declared twice";
+    EXPECT_TRUE(parent.emplace(d.uuid(), d.parent_uuid()).second)
+        << "track " << d.name() << " declared twice";
     sequence_of[d.uuid()] = p.trusted_packet_sequence_id();
     if (d.has_process()) processes[d.process().pid()] = d.process().process_name();
   }
@@ -98,7 +99,8 @@ TEST(ExportRanks, AProcessPerRankWithItsOwnTracksAndAlignedClocks) {
       EXPECT_EQ(sequence_of.at(parent.at(root)), sequence_of.at(uuid)) << "a parent of another rank";
       root = parent.at(root);
     }
-    EXPECT_TRUE(processes.count(static_cast<int32_t>(sequence_of.at(root)))) << "a track outside the processes";
+    EXPECT_TRUE(processes.count(static_cast<int32_t>(sequence_of.at(root))))
+        << "a track outside the processes";
   }
   std::set<uint32_t> sequences;
   for (const pf::TracePacket& p : merged.packet()) {

@@ -24,8 +24,8 @@ class RanksTest : public QObject {
     QProcess synth;
     synth.start(QStringLiteral(RACETRACK_CLI),
                 {QStringLiteral("synth"), QStringLiteral("-o"), dir_ + QStringLiteral("/rank-%r.rtrace"),
-                 QStringLiteral("--ranks"), QStringLiteral("3"), QStringLiteral("--ops"), QStringLiteral("6000"),
-                 QStringLiteral("--inject"), QStringLiteral("C12_bucket")});
+                 QStringLiteral("--ranks"), QStringLiteral("3"), QStringLiteral("--ops"),
+                 QStringLiteral("6000"), QStringLiteral("--inject"), QStringLiteral("C12_bucket")});
     QVERIFY(synth.waitForFinished(60000));
     QCOMPARE(synth.exitCode(), 0);
     for (int r = 0; r < 3; ++r) paths_ << dir_ + QStringLiteral("/rank-%1.rtrace").arg(r);
@@ -39,7 +39,8 @@ class RanksTest : public QObject {
     QVERIFY2(w.openAndWait(), qPrintable(w.lastError()));
     QCOMPARE(w.rankCount(), size_t{3});
     for (size_t i = 0; i < 3; ++i) {
-      QVERIFY2(w.header(i).startsWith(QStringLiteral("rank %1 on synth-node0").arg(i)), qPrintable(w.header(i)));
+      QVERIFY2(w.header(i).startsWith(QStringLiteral("rank %1 on synth-node0").arg(i)),
+               qPrintable(w.header(i)));
       QVERIFY(w.timeline(i)->model() && w.timeline(i)->model()->op_count() > 1000);
       QCOMPARE(w.offsetNs(i), int64_t{0});  // synth ranks share their time origin
     }
@@ -60,8 +61,8 @@ class RanksTest : public QObject {
     const QString out = dir_ + QStringLiteral("/ranks.png");
     QProcess viewer;
     viewer.setProcessChannelMode(QProcess::MergedChannels);
-    viewer.start(QStringLiteral(RACETRACK_VIEWER), {dir_, QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
-                                                    QStringLiteral("1200x900")});
+    viewer.start(QStringLiteral(RACETRACK_VIEWER), {dir_, QStringLiteral("--screenshot"), out,
+                                                    QStringLiteral("--size"), QStringLiteral("1200x900")});
     QVERIFY(viewer.waitForFinished(120000));
     const QString said = QString::fromLocal8Bit(viewer.readAll());
     QVERIFY2(viewer.exitCode() == 0, qPrintable(said));
@@ -69,8 +70,9 @@ class RanksTest : public QObject {
     const QImage image(out);
     QCOMPARE(image.size(), QSize(1200, 900));
     // One trace with --select-hazard is a single window's option.
-    viewer.start(QStringLiteral(RACETRACK_VIEWER), {dir_, QStringLiteral("--select-hazard"), QStringLiteral("1"),
-                                                    QStringLiteral("--screenshot"), dir_ + QStringLiteral("/x.png")});
+    viewer.start(QStringLiteral(RACETRACK_VIEWER),
+                 {dir_, QStringLiteral("--select-hazard"), QStringLiteral("1"),
+                  QStringLiteral("--screenshot"), dir_ + QStringLiteral("/x.png")});
     QVERIFY(viewer.waitForFinished(60000));
     QCOMPARE(viewer.exitCode(), 2);
   }

@@ -32,8 +32,9 @@ std::string process_name(const RankAlignment& a, size_t index) {
 
 }  // namespace
 
-Result<ExportStats> export_ranks(const std::vector<std::string>& paths, const std::vector<ExportOptions>& options,
-                                 const std::string& out_path, std::vector<RankAlignment>* alignment) {
+Result<ExportStats> export_ranks(const std::vector<std::string>& paths,
+                                 const std::vector<ExportOptions>& options, const std::string& out_path,
+                                 std::vector<RankAlignment>* alignment) {
   std::vector<RankAlignment> frames;
   std::vector<v1::ClockDomain> domains;
   std::vector<int64_t> origins;

@@ -102,6 +102,15 @@ class ValuesAppender {
   uint64_t next_seq_ = 0;
 };
 
+// Writes every record after what the writer holds, then closes it.
+Status append_and_close(ValuesAppender& values, const ValuesRecord& record, TraceWriter& writer) {
+  for (const ValueRecord& r : record.records) {
+    values.add(r, writer.pending());
+    if (auto s = writer.commit_if_full(); !s) return s;
+  }
+  return writer.close();
+}
+
 }  // namespace
 
 Status write_values_trace(const ValuesRecord& record, const std::string& out, WriterOptions options) {
@@ -124,11 +133,7 @@ Status write_values_trace(const ValuesRecord& record, const std::string& out, Wr
   auto writer = TraceWriter::create(out, options);
   if (!writer) return writer.error();
   set_header(writer->pending());
-  for (const ValueRecord& r : record.records) {
-    values.add(r, writer->pending());
-    if (auto s = writer->commit_if_full(); !s) return s;
-  }
-  return writer->close();
+  return append_and_close(values, record, *writer);
 }
 
 Status add_values_to_trace(const std::string& trace, const ValuesRecord& record) {
@@ -147,11 +152,7 @@ Status add_values_to_trace(const std::string& trace, const ValuesRecord& record)
     if (auto s = writer->write_chunk(chunk); !s) return s;
   }
   ValuesAppender values(tables.header().time_origin_ns(), static_cast<uint32_t>(tables.string_count()));
-  for (const ValueRecord& r : record.records) {
-    values.add(r, writer->pending());
-    if (auto s = writer->commit_if_full(); !s) return s;
-  }
-  return writer->close();
+  return append_and_close(values, record, *writer);
 }
 
 Result<ValuesRecord> read_values_trace(const std::string& path) {

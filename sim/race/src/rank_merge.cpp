@@ -132,9 +132,12 @@ json merge_rank_reports(const std::vector<RankReport>& ranks) {
   }
   json out;
   out["schema_version"] = kSchemaVersion;
-  out["summary"] = {{"traces", ranks.size()},        {"checked", checked},
-                    {"failed", ranks.size() - checked}, {"ops", ops},
-                    {"hazards", hazards},              {"shown_groups", shown_groups}};
+  out["summary"] = {{"traces", ranks.size()},
+                    {"checked", checked},
+                    {"failed", ranks.size() - checked},
+                    {"ops", ops},
+                    {"hazards", hazards},
+                    {"shown_groups", shown_groups}};
   out["traces"] = std::move(traces);
   out["groups"] = std::move(merged_groups);
   return out;
@@ -150,7 +153,8 @@ std::string trace_name(const json& t) {
 }
 
 std::string side_text(const json& side) {
-  std::string out = "#" + std::to_string(side["seq"].get<uint64_t>()) + " " + side["display_name"].get<std::string>();
+  std::string out =
+      "#" + std::to_string(side["seq"].get<uint64_t>()) + " " + side["display_name"].get<std::string>();
   if (side["stream"].is_string()) out += " on " + side["stream"].get<std::string>();
   return out;
 }
@@ -172,7 +176,8 @@ std::string format_ranks_text(const json& m, size_t max_groups) {
   for (const json& t : m["traces"]) {
     out << "  " << trace_name(t) << ": ";
     if (t["checked"].get<bool>())
-      out << t["ops"] << " ops, " << t["hazards"] << " hazard(s), " << t["shown_groups"] << " group(s) shown\n";
+      out << t["ops"] << " ops, " << t["hazards"] << " hazard(s), " << t["shown_groups"]
+          << " group(s) shown\n";
     else
       out << "NOT CHECKED: " << t["error"].get<std::string>() << "\n";
   }
@@ -184,19 +189,19 @@ std::string format_ranks_text(const json& m, size_t max_groups) {
     const json& h = g["hazard"];
     std::string kind = h["kind"].get<std::string>();
     for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    out << "\n[" << g["number"] << "] " << g["confidence"].get<std::string>() << " " << kind
-        << " " << h["class"].get<std::string>() << ", on " << g["traces"] << " of " << s["checked"]
-        << " trace(s)";
+    out << "\n[" << g["number"] << "] " << g["confidence"].get<std::string>() << " " << kind << " "
+        << h["class"].get<std::string>() << ", on " << g["traces"] << " of " << s["checked"] << " trace(s)";
     if (!g["ranks"].empty()) out << " (rank " << rank_list(g) << ")";
     out << ", " << g["count"] << " time(s)\n";
     out << "    first:  " << side_text(h["first"]) << "\n    second: " << side_text(h["second"]) << "\n";
     for (const json& o : g["occurrences"])
       out << "    on " << trace_name(traces[o["trace"].get<size_t>()]) << ": first #" << o["first_seq"]
-          << " -> #" << o["second_seq"] << ", " << o["count"] << " time(s), " << o["confidence"].get<std::string>()
-          << "\n";
+          << " -> #" << o["second_seq"] << ", " << o["count"] << " time(s), "
+          << o["confidence"].get<std::string>() << "\n";
     if (g["explanation"].is_string()) out << "    why:    " << g["explanation"].get<std::string>() << "\n";
     out << "    fix:    " << g["fix"]["text"].get<std::string>() << "\n";
-    if (g["fix"]["pytorch"].is_string()) out << "            PyTorch: " << g["fix"]["pytorch"].get<std::string>() << "\n";
+    if (g["fix"]["pytorch"].is_string())
+      out << "            PyTorch: " << g["fix"]["pytorch"].get<std::string>() << "\n";
     out << "            (as reported on " << trace_name(traces[g["from_trace"].get<size_t>()]) << ")\n";
     out << "    signature: " << g["signature"].get<std::string>() << "\n";
   }
@@ -211,7 +216,8 @@ std::string format_ranks_text(const json& m, size_t max_groups) {
   else if (!shown)
     out << "\nno hazard shown on any trace\n";
   if (s["failed"].get<uint64_t>())
-    out << "\n" << s["failed"] << " trace(s) could not be checked: their ranks are not covered by this report\n";
+    out << "\n"
+        << s["failed"] << " trace(s) could not be checked: their ranks are not covered by this report\n";
   return out.str();
 }
 

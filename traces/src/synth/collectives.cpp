@@ -40,8 +40,8 @@ void TrainingLoop::setup_collectives() {
   embedding_shard_ = allocator_.allocate("embedding.weight.shard",
                                          std::max<uint64_t>(embedding_.size / parts, 512), kCompute);
   const Weights& w = weights_.front();
-  const uint64_t bucket =
-      w.grad_ln1.size + w.grad_qkv.size + w.grad_proj.size + w.grad_ln2.size + w.grad_fc1.size + w.grad_fc2.size;
+  const uint64_t bucket = w.grad_ln1.size + w.grad_qkv.size + w.grad_proj.size + w.grad_ln2.size +
+                          w.grad_fc1.size + w.grad_fc2.size;
   for (int slot = 0; slot < 2; ++slot) {
     buckets_[slot] = allocator_.allocate("grad_bucket" + std::to_string(slot), bucket, kCompute);
     bucket_free_[slot] = e_.new_event("grad_bucket" + std::to_string(slot) + "_free");
@@ -60,7 +60,8 @@ void TrainingLoop::gather_parameters() {
   e_.kernel(kComm, kernels::kAllGather, {&embedding_shard_}, {&embedding_},
             kernels::scaled(60000, options_.activation_bytes));
   const bool skip_wait = take(HazardShape::kC6AllGather);
-  if (skip_wait) e_.watch_last(HazardShape::kC6AllGather, embedding_, true, at(iteration_, "embedding all-gather"));
+  if (skip_wait)
+    e_.watch_last(HazardShape::kC6AllGather, embedding_, true, at(iteration_, "embedding all-gather"));
   e_.record(gathered_, kComm);
   if (!skip_wait) e_.wait(kCompute, gathered_);  // work.wait()
   e_.range_pop();
@@ -76,15 +77,19 @@ void TrainingLoop::reduce_layer_gradients(uint32_t layer) {
   skip_bucket_wait_[slot] = false;
   const std::vector<const Tensor*> grads = {&w.grad_ln1, &w.grad_qkv, &w.grad_proj,
                                             &w.grad_ln2, &w.grad_fc1, &w.grad_fc2};
-  e_.kernel(kCompute, kernels::kBucketCopy, grads, {&bucket}, kernels::scaled(20000, options_.activation_bytes));
+  e_.kernel(kCompute, kernels::kBucketCopy, grads, {&bucket},
+            kernels::scaled(20000, options_.activation_bytes));
   e_.record(compute_to_comm_, kCompute);
   e_.wait(kComm, compute_to_comm_);
-  e_.kernel(kComm, kernels::kAllReduce, {&bucket}, {&bucket}, kernels::scaled(250000, options_.activation_bytes));
-  e_.kernel(kComm, kernels::kBucketSplit, {&bucket}, grads, kernels::scaled(20000, options_.activation_bytes));
+  e_.kernel(kComm, kernels::kAllReduce, {&bucket}, {&bucket},
+            kernels::scaled(250000, options_.activation_bytes));
+  e_.kernel(kComm, kernels::kBucketSplit, {&bucket}, grads,
+            kernels::scaled(20000, options_.activation_bytes));
   if (take(HazardShape::kC12Bucket)) {
     skip_bucket_wait_[slot] = true;
-    e_.watch_last(HazardShape::kC12Bucket, bucket, false,
-                  at(iteration_, "gradient bucket " + std::to_string(slot) + " after layer" + std::to_string(layer)));
+    e_.watch_last(
+        HazardShape::kC12Bucket, bucket, false,
+        at(iteration_, "gradient bucket " + std::to_string(slot) + " after layer" + std::to_string(layer)));
   }
   e_.record(bucket_free_[slot], kComm);
   bucket_used_[slot] = true;
@@ -110,7 +115,8 @@ void TrainingLoop::log_loss() {
   e_.wait(kOffload, loss_reduced_);
   e_.copy(kOffload, loss_log_host_, avg);
   const bool stash = take(HazardShape::kC11Stash);
-  if (stash) e_.watch_last(HazardShape::kC11Stash, avg, false, at(iteration_, "loss all-reduced for logging"));
+  if (stash)
+    e_.watch_last(HazardShape::kC11Stash, avg, false, at(iteration_, "loss all-reduced for logging"));
   e_.wait(kCompute, loss_reduced_);  // work.wait(): reaches the collective, not the copy
   if (stash)
     allocator_.free(avg);

@@ -16,8 +16,8 @@ namespace racetrack::race {
 struct ManyOptions {
   // The per-trace check; its progress callback is not used.
   CheckOptions check;
-  ReportOptions report;  // trace_path is set per trace
-  unsigned jobs = 0;     // 0: as many as cores and memory allow
+  ReportOptions report;       // trace_path is set per trace
+  unsigned jobs = 0;          // 0: as many as cores and memory allow
   uint64_t memory_bytes = 0;  // what all checks together may use (0: no bound)
   // After each trace: how many are done, of how many.
   std::function<void(size_t done, size_t total)> progress;
