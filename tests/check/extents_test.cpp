@@ -59,6 +59,25 @@ TEST(Anchors, CopyWritingWhereAKernelPointsIsLikely) {
   }
 }
 
+// The resolver remembers where recent argument words pointed; a region
+// freed and another allocated at its address must not leave the old answer.
+TEST(Anchors, AWordSeenAgainAfterItsRegionWasReplacedFindsTheNewOne) {
+  for (const v1::RegionOrigin origin : {v1::ORIGIN_CUDA_MALLOC, v1::ORIGIN_FRAMEWORK_BLOCK}) {
+    SCOPED_TRACE(v1::RegionOrigin_Name(origin));
+    Raw r;
+    const Buffer first = r.b.alloc("first", 4096, origin, r.s1);
+    r.kernel(r.s1, "k", {first.base});  // remembered: first
+    r.b.cuda_free(first);
+    const Buffer second = r.b.alloc("second", 4096, origin, r.s1, &first);
+    ASSERT_EQ(second.base, first.base);
+    r.b.memcpy(r.s2, second, r.host.slice(0, 4096));  // writes second, unordered with the launch below
+    r.kernel(r.s1, "k", {first.base});                // the same word
+    const race::CheckResult result = check_all(r.b.take());
+    ASSERT_EQ(result.all.size(), 1u);
+    EXPECT_EQ(result.all[0].second.access.region, second.region);
+  }
+}
+
 TEST(Anchors, UnanchoredInferredExtentStaysPossible) {
   Raw r;
   r.kernel(r.s1, "k", {r.seg.base});  // seq 1: no boundary yet, so [base, end)

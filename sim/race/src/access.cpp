@@ -98,11 +98,12 @@ AccessResolver::Tier AccessResolver::tier_of(v1::RegionOrigin origin) {
 }
 
 void AccessResolver::set_live(uint32_t id, bool live) {
-  auto found = regions_.find(id);
-  if (found == regions_.end()) return;
-  RegionInfo& r = found->second;
+  RegionInfo* found = regions_.find(id);
+  if (!found) return;
+  RegionInfo& r = *found;
   if (r.live == live) return;
   r.live = live;
+  ++live_version_;
   LiveMap& map = live_[r.space][tier_of(r.origin)];
   if (live) {
     map[r.base] = Live{id, &r};
@@ -111,7 +112,7 @@ void AccessResolver::set_live(uint32_t id, bool live) {
   } else {
     if (auto it = map.find(r.base); it != map.end() && it->second.id == id) map.erase(it);
     blocks_.forget(id);
-    regions_.erase(found);
+    regions_.erase(id);
   }
 }
 
@@ -127,8 +128,8 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
     ++regions_defined_;
     from_start.push_back(r.alloc_seq() == 0);
     if (r.size() == 0 || r.base() + r.size() < r.base()) continue;  // invalid: resolves nothing
-    regions_.emplace(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
-                                        r.space(), r.label(), false});
+    regions_.add(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
+                                    r.space(), r.label(), false});
   }
   // Regions with an ALLOC op become live there; the others live from the start.
   if (from_start.empty()) return;  // most chunks define no region: skip the pass over their ops

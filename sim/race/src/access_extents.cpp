@@ -3,6 +3,8 @@
 // a driver allocation (docs/check.md, "Extents from pointers").
 #include "racetrack/race/access.h"
 
+#include "address_slot.h"
+
 namespace racetrack::race {
 
 // Finds each word's region once, and makes every pointer into a driver
@@ -16,11 +18,17 @@ void AccessResolver::locate_words(const v1::Kernel& k, SpaceKey space) {
     Located& at = located_[static_cast<size_t>(i)];
     at = Located{space, 0, nullptr, {}};
     if (word < lowest_ || word >= highest_) continue;
-    Live live = find_live(space, word, word + 1);
-    if (!live.id) live = find_live(at.space = kHostSpace, word, word + 1);
-    if (!live.id) continue;
-    at.region = live.id;
-    at.info = live.info;
+    WordLookup& seen = word_lookups_[address_slot(word, space, word_lookups_.size())];
+    if (seen.version == live_version_ && seen.word == word && seen.space == space) {
+      at = seen.at;
+    } else {
+      Live live = find_live(space, word, word + 1);
+      if (!live.id) live = find_live(at.space = kHostSpace, word, word + 1);
+      at.region = live.id;
+      at.info = live.info;
+      seen = {word, live_version_, space, at};
+    }
+    if (!at.region) continue;
     if (infer_blocks_ && tier_of(at.info->origin) == kSegment) at.mark = blocks_.add_pointer(at.region, word);
   }
 }

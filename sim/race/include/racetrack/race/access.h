@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "racetrack/race/inferred_blocks.h"
+#include "racetrack/race/region_pages.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack::code {
@@ -93,15 +94,6 @@ struct ModeUse {
   uint64_t unknown_collective_launches = 0;
 };
 
-struct RegionInfo {
-  uint64_t base = 0, size = 0;
-  SpaceKey space = 0;
-  v1::RegionOrigin origin = v1::ORIGIN_UNKNOWN;
-  v1::AddressSpace address_space = v1::SPACE_DEVICE;
-  uint32_t label = 0;
-  bool live = false;
-};
-
 class AccessResolver {
  public:
   // `code_modes` holds the machine-code modes of the trace's modules;
@@ -120,10 +112,7 @@ class AccessResolver {
 
   // A region that is live or not yet allocated; freed regions are dropped
   // (nullptr), so the table holds only the live state.
-  const RegionInfo* region(uint32_t id) const {
-    auto it = regions_.find(id);
-    return it == regions_.end() ? nullptr : &it->second;
-  }
+  const RegionInfo* region(uint32_t id) const { return regions_.find(id); }
   // The finest live region containing [lo, hi) in `space`, or 0.
   uint32_t find_region(SpaceKey space, uint64_t lo, uint64_t hi) const;
   // Whether a kernel's rule or record settled its modes (for reports).
@@ -166,11 +155,19 @@ class AccessResolver {
     InferredBlocks::Mark mark;  // set for a pointer into a driver allocation
   };
   void locate_words(const v1::Kernel& k, SpaceKey space);
+  // The last lookups of argument words, by word and the kernel's device
+  // space: most launches pass the pointers an earlier launch passed. Valid
+  // while no region has become live or been freed since (live_version_).
+  struct WordLookup {
+    uint64_t word = 0, version = 0;
+    SpaceKey space = 0;
+    Located at{};  // without its mark
+  };
   void note_exact_ranges(const std::vector<ResolvedAccess>& accesses);
   ResolvedAccess word_extent(const Located& at, uint64_t word) const;
 
   std::vector<KernelModeRule> rules_;
-  std::unordered_map<uint32_t, RegionInfo> regions_;
+  RegionPages regions_;
   uint32_t regions_defined_ = 0;
   std::map<SpaceKey, std::array<LiveMap, kTiers>> live_;  // finest tier first
   std::vector<uint32_t> stream_device_;
@@ -183,6 +180,8 @@ class AccessResolver {
   bool infer_blocks_ = true;
   uint64_t inferred_accesses_ = 0;
   std::vector<Located> located_;  // the current kernel's words
+  std::array<WordLookup, 512> word_lookups_{};
+  uint64_t live_version_ = 1;
   // Every region ever live lies in [lowest_, highest_): a word outside it
   // (a scalar argument, mostly) points nowhere, without a search.
   uint64_t lowest_ = UINT64_MAX, highest_ = 0;
