@@ -27,9 +27,8 @@ namespace racetrack::race {
 
 class CodeModeTable;
 
-// Address spaces: 0 is host memory (pinned and pageable share one space),
-// d + 1 is device d's memory.
-using SpaceKey = uint32_t;
+// Address spaces (SpaceKey, region_pages.h): 0 is host memory (pinned and
+// pageable share one space), d + 1 is device d's memory.
 inline constexpr SpaceKey kHostSpace = 0;
 inline SpaceKey device_space(uint32_t device) {
   return device + 1;

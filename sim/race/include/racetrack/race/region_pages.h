@@ -15,7 +15,7 @@
 
 namespace racetrack::race {
 
-using SpaceKey = uint32_t;
+using SpaceKey = uint32_t;  // an address space (access.h)
 
 struct RegionInfo {
   uint64_t base = 0, size = 0;
