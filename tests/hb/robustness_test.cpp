@@ -83,6 +83,33 @@ TEST(HbRobustness, ClockLimitIsAClearError) {
   EXPECT_NE(hb.exceeded().find("racetrack's limit"), std::string::npos);
 }
 
+// Recorded events hold snapshots of their stream's clock, and those count
+// too: 200 events recorded on a stream that has met 100 others pass a
+// limit of 5000 entries, while one event recorded 200 times (its snapshot
+// replaced each time) does not.
+TEST(HbRobustness, RecordedEventsCountTowardsTheClockLimit) {
+  for (const bool distinct : {true, false}) {
+    rt::TraceBuilder b;
+    std::vector<rt::StreamId> streams;
+    for (int i = 0; i < 100; ++i) streams.push_back(b.stream("", rt::v1::ROLE_COMPUTE));
+    for (const auto s : streams) b.kernel(s, "k", {}, {});
+    b.sync_device();
+    b.kernel(streams[0], "k", {}, {});
+    const auto same = b.event("same");
+    for (int i = 0; i < 200; ++i) b.record(distinct ? b.event("e" + std::to_string(i)) : same, streams[0]);
+    const rt::v1::Chunk trace = b.take();
+    HappensBefore hb(5000);
+    hb.add_entities(trace);
+    for (const auto& op : trace.ops()) hb.apply(op);
+    if (distinct) {
+      EXPECT_NE(hb.exceeded().find("need more than 5000 entries"), std::string::npos) << hb.exceeded();
+    } else {
+      EXPECT_EQ(hb.exceeded(), "");
+      EXPECT_LT(hb.clock_entries(), 1000u);
+    }
+  }
+}
+
 rt::v1::GraphLaunch random_dag(std::mt19937_64& rng, uint32_t nodes, double edge_probability) {
   rt::v1::GraphLaunch g;
   std::bernoulli_distribution edge(edge_probability);

@@ -4,21 +4,6 @@
 
 namespace racetrack::hb {
 
-bool is_device_op(const v1::Op& op) {
-  switch (op.what_case()) {
-    case v1::Op::kKernel:
-    case v1::Op::kMemcpy:
-    case v1::Op::kMemset:
-    case v1::Op::kRecord:
-    case v1::Op::kWait:
-    case v1::Op::kHostFunc:
-    case v1::Op::kGraph: return true;
-    case v1::Op::kAlloc: return op.alloc().stream_ordered();
-    case v1::Op::kFree: return op.free().stream_ordered();
-    default: return false;
-  }
-}
-
 namespace {
 
 bool is_host_space(v1::AddressSpace s) {
@@ -105,13 +90,16 @@ const VectorClock* HappensBefore::record_for_wait(uint32_t event, uint64_t sync_
 
 void HappensBefore::record(uint32_t event, uint64_t sync_id, const VectorClock& clock) {
   EventState& e = events_[event];
+  const size_t before = e.entries();
   e.last = clock;  // the snapshot at record time
   e.programmatic.reset();
-  if (sync_id == 0) return;
-  if (!e.synced) e.synced = std::make_unique<SyncedRecords>();
-  SyncedRecords& kept = *e.synced;
-  kept.last[kept.next] = SyncedRecord{sync_id, clock};
-  kept.next = (kept.next + 1) % kept.last.size();
+  if (sync_id != 0) {
+    if (!e.synced) e.synced = std::make_unique<SyncedRecords>();
+    SyncedRecords& kept = *e.synced;
+    kept.last[kept.next] = SyncedRecord{sync_id, clock};
+    kept.next = (kept.next + 1) % kept.last.size();
+  }
+  clock_entries_ += e.entries() - before;  // modulo 2^64: a shrink subtracts
 }
 
 const ProgrammaticRecord* HappensBefore::programmatic_record(uint32_t event) const {
@@ -130,8 +118,10 @@ void HappensBefore::record_programmatic(const v1::Op& op, const StreamState& s, 
   r->kernel_seq = op.seq();
   r->at_block_start = op.kernel().programmatic_event_at_block_start();
   EventState& e = events_[op.kernel().programmatic_event()];
+  const size_t before = e.entries();
   e.last = r->trigger;
   e.programmatic = std::move(r);
+  clock_entries_ += e.entries() - before;
 }
 
 void HappensBefore::note_programmatic_wait(ProgrammaticWaits& waits, const ProgrammaticRecord& r,
@@ -193,10 +183,17 @@ void HappensBefore::publish_barrier(const StreamState& s, const v1::Memcpy& copy
 void HappensBefore::prepare(StreamState& s, ThreadState& t) {
   // Enqueue: the op is ordered after all the thread had observed.
   s.clock.raise(t.agent, t.clock.get(t.agent));
-  uint64_t& seen = s.seen_host_joins[t.agent];
-  if (seen != t.joins) {
+  // Most streams are fed by one thread: the last one's count is kept out
+  // of the map, which holds the others'.
+  if (s.host_agent != t.agent) {
+    if (s.host_agent != UINT32_MAX) s.seen_host_joins[s.host_agent] = s.host_joins;
+    const auto it = s.seen_host_joins.find(t.agent);
+    s.host_joins = it == s.seen_host_joins.end() ? 0 : it->second;
+    s.host_agent = t.agent;
+  }
+  if (s.host_joins != t.joins) {
     s.clock.join(t.clock);
-    seen = t.joins;
+    s.host_joins = t.joins;
   }
   // Legacy default stream: it waits for earlier work on the device's
   // blocking streams, and their later work waits for it.
@@ -204,7 +201,7 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
     for (const StreamState& other : streams_)
       if (&other != &s && other.device == s.device && is_blocking(other.flags)) s.clock.join(other.clock);
     ++legacy_version_[s.device];
-  } else if (is_blocking(s.flags)) {
+  } else if (is_blocking(s.flags) && !legacy_stream_.empty()) {
     auto legacy = legacy_stream_.find(s.device);
     if (legacy != legacy_stream_.end()) {
       const uint64_t version = legacy_version_[s.device];
@@ -215,6 +212,7 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
     }
   }
   // A blocking peer copy orders the later work of its devices' streams.
+  if (barriers_.empty()) return;
   if (auto b = barriers_.find(s.device);
       b != barriers_.end() && s.seen_barrier_version != b->second.version) {
     s.clock.join(b->second.clock);
@@ -248,30 +246,23 @@ std::string HappensBefore::cannot_apply(const v1::Op& op) const {
   return where + "names stream " + std::to_string(op.stream()) + ", which is not defined";
 }
 
-size_t HappensBefore::touched_entries(const v1::Op& op) const {
-  size_t n = threads_[op.thread() - 1].clock.entries();
-  if (is_device_op(op)) n += streams_[op.stream() - 1].clock.entries();
-  if (op.has_record())
-    if (auto it = events_.find(op.record().event()); it != events_.end()) n += it->second.entries();
-  if (op.has_kernel() && op.kernel().programmatic_event())
-    if (auto it = events_.find(op.kernel().programmatic_event()); it != events_.end())
-      n += it->second.entries();
-  return n;
-}
-
 OpOrder HappensBefore::apply(const v1::Op& op) {
-  const size_t before = touched_entries(op);
+  // The budget counts the clock entries an op adds: its thread's and
+  // stream's here, recorded events' where they are recorded.
   ThreadState& t = thread(op.thread());
-  t.clock.tick(t.agent);  // host program order: every call is a point of its thread
+  const bool device = is_device_op(op);
+  const VectorClock* stream_clock = device ? &stream(op.stream()).clock : nullptr;
+  const size_t before = t.clock.entries() + (device ? stream_clock->entries() : 0);
+  const Tick call = t.clock.tick(t.agent);  // host program order: every call is a point of its thread
   OpOrder order;
-  if (is_device_op(op)) {
+  if (device) {
     order = apply_device(op, t);
   } else {
     apply_host(op, t);
-    order = OpOrder{Epoch{t.agent, t.clock.get(t.agent)}, &t.clock};
+    order = OpOrder{Epoch{t.agent, call}, &t.clock};
     if (t.programmatic_waits.size()) order.programmatic = &t.programmatic_waits;
   }
-  clock_entries_ += touched_entries(op) - before;
+  clock_entries_ += t.clock.entries() + (device ? stream_clock->entries() : 0) - before;
   if (clock_entries_ > max_clock_entries_ && exceeded_.empty())
     exceeded_ = "op seq " + std::to_string(op.seq()) + ": the happens-before clocks of " +
                 std::to_string(streams_.size()) + " streams, " + std::to_string(threads_.size()) +

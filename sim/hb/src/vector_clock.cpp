@@ -3,12 +3,30 @@
 namespace racetrack::hb {
 
 void VectorClock::set(uint32_t agent, Tick t) {
-  const auto at = entries_.begin() + (find(agent) - entries_.cbegin());
+  const auto at = find(agent);
   if (at != entries_.end() && at->agent == agent) {
     at->tick = t;
   } else if (t != 0) {
     entries_.insert(at, Entry{agent, t});
   }
+}
+
+void VectorClock::raise(uint32_t agent, Tick t) {
+  const auto at = find(agent);
+  if (at != entries_.end() && at->agent == agent) {
+    at->tick = std::max(at->tick, t);
+  } else if (t != 0) {
+    entries_.insert(at, Entry{agent, t});
+  }
+}
+
+Tick VectorClock::tick(uint32_t agent) {
+  if (tick_hint_ < entries_.size() && entries_[tick_hint_].agent == agent) return ++entries_[tick_hint_].tick;
+  const auto at = find(agent);
+  tick_hint_ = static_cast<uint32_t>(at - entries_.begin());
+  if (at != entries_.end() && at->agent == agent) return ++at->tick;
+  entries_.insert(at, Entry{agent, 1});
+  return 1;
 }
 
 bool VectorClock::join(const VectorClock& other) {

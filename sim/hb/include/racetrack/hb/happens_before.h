@@ -21,8 +21,22 @@
 namespace racetrack::hb {
 
 // Ops that run on their stream (and so tick the stream's clock); all others
-// are host-side calls of their thread.
-bool is_device_op(const v1::Op& op);
+// are host-side calls of their thread. Inline: every stage asks it of
+// every op.
+inline bool is_device_op(const v1::Op& op) {
+  switch (op.what_case()) {
+    case v1::Op::kKernel:
+    case v1::Op::kMemcpy:
+    case v1::Op::kMemset:
+    case v1::Op::kRecord:
+    case v1::Op::kWait:
+    case v1::Op::kHostFunc:
+    case v1::Op::kGraph: return true;
+    case v1::Op::kAlloc: return op.alloc().stream_ordered();
+    case v1::Op::kFree: return op.free().stream_ordered();
+    default: return false;
+  }
+}
 
 // The host-side rules of docs/ordering-rules.md (rules 6a-6f), shared by the
 // vector clocks and the explicit graph. What a copy does to its calling
@@ -144,7 +158,10 @@ class HappensBefore {
     v1::StreamFlags flags = v1::STREAM_BLOCKING;
     VectorClock clock;
     // Per host thread agent: the thread's join count at the last enqueue,
-    // so an enqueue only merges a host clock that changed.
+    // so an enqueue only merges a host clock that changed: the thread
+    // that enqueued last, its count, and the other threads' counts.
+    uint32_t host_agent = UINT32_MAX;
+    uint64_t host_joins = 0;
     std::unordered_map<uint32_t, uint64_t> seen_host_joins;
     uint64_t seen_legacy_version = 0;
     uint64_t seen_barrier_version = 0;
@@ -210,8 +227,6 @@ class HappensBefore {
                               uint32_t event);
   OpOrder apply_device(const v1::Op& op, ThreadState& t);
   void apply_host(const v1::Op& op, ThreadState& t);
-  // Clock entries of the state `op` changes, for the budget.
-  size_t touched_entries(const v1::Op& op) const;
   static bool is_blocking(v1::StreamFlags flags) {
     return flags == v1::STREAM_BLOCKING || flags == v1::STREAM_PER_THREAD_DEFAULT;
   }

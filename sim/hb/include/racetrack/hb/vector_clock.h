@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace racetrack::hb {
@@ -25,14 +26,11 @@ class VectorClock {
     return it != entries_.end() && it->agent == agent ? it->tick : 0;
   }
   void set(uint32_t agent, Tick t);
-  void raise(uint32_t agent, Tick t) {
-    if (t > get(agent)) set(agent, t);
-  }
-  Tick tick(uint32_t agent) {
-    const Tick t = get(agent) + 1;
-    set(agent, t);
-    return t;
-  }
+  // Sets `agent`'s tick to at least `t`. Each op raises and ticks clocks,
+  // so these search the entries once, not once to read and once to write.
+  void raise(uint32_t agent, Tick t);
+  // The agent's next tick, which the clock now holds.
+  Tick tick(uint32_t agent);
   // Pointwise maximum; returns whether anything grew.
   bool join(const VectorClock& other);
   // Whether the op at `e` happens-before (or is) the point this clock describes.
@@ -57,8 +55,14 @@ class VectorClock {
     return std::lower_bound(entries_.begin(), entries_.end(), agent,
                             [](const Entry& e, uint32_t a) { return e.agent < a; });
   }
+  std::vector<Entry>::iterator find(uint32_t agent) {
+    return entries_.begin() + (std::as_const(*this).find(agent) - entries_.cbegin());
+  }
 
   std::vector<Entry> entries_;  // by agent, ticks > 0
+  // Where tick() found its agent last: a clock ticks its own agent at
+  // every op, so the search is skipped while the entry stays there.
+  uint32_t tick_hint_ = 0;
 };
 
 }  // namespace racetrack::hb
