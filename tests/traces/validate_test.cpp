@@ -21,6 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::TempDir;
+using ::testing::UnorderedElementsAre;
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
@@ -314,6 +315,19 @@ TEST_F(Validate, OpStringsMustBeDefined) {
                                              HasSubstr(at(kernel) + "kernel name " + only),
                                              HasSubstr(at(func) + "host function name " + only),
                                              HasSubstr(at(mark) + "annotation text " + only)));
+}
+
+// The messages for these are built only when the id is undefined.
+TEST_F(Validate, CopySymbolAndAnnotationAgentMustBeDefinedStrings) {
+  const uint32_t beyond = trace_.strings_size() + 2;
+  const std::string only = "names string " + std::to_string(beyond) + ", but only " +
+                           std::to_string(trace_.strings_size()) + " strings are defined";
+  v1::Op& copy = find_op(trace_, OpKind::kMemcpy);
+  copy.mutable_memcpy()->set_symbol(beyond);
+  v1::Op& mark = find_op(trace_, OpKind::kAnnotation);
+  mark.mutable_annotation()->set_agent(beyond);
+  EXPECT_THAT(errors_in(trace_), UnorderedElementsAre(HasSubstr(at(copy) + "memcpy symbol " + only),
+                                                      HasSubstr(at(mark) + "annotation agent " + only)));
 }
 
 TEST_F(Validate, EntitiesMustBeDefinedNoLaterThanTheirFirstUse) {

@@ -21,9 +21,10 @@ void Validator::report(std::string message) {
   if (errors_.size() < max_errors_) errors_.push_back(Error{std::move(message), offset_, {}});
 }
 
-void Validator::check_string(const char* what, uint32_t id) {
+template <typename Name>
+void Validator::check_string(uint32_t id, const Name& name) {
   if (id > tables_.string_count())
-    report(std::string(what) + " names string " + std::to_string(id) + ", but only " +
+    report(std::string(name()) + " names string " + std::to_string(id) + ", but only " +
            std::to_string(tables_.string_count()) + " strings are defined");
 }
 
@@ -60,7 +61,7 @@ void Validator::check_entities(const v1::Chunk& chunk) {
   tables_.add(chunk);
   const auto& header = tables_.header();
   for (const auto& s : chunk.streams()) {
-    check_string(("stream " + std::to_string(s.id()) + " name").c_str(), s.name());
+    check_string(s.name(), [&] { return "stream " + std::to_string(s.id()) + " name"; });
     if (header.devices_size() > 0) {
       bool found = false;
       for (const auto& d : header.devices()) found |= d.id() == s.device();
@@ -70,18 +71,18 @@ void Validator::check_entities(const v1::Chunk& chunk) {
     }
   }
   for (const auto& e : chunk.events())
-    check_string(("event " + std::to_string(e.id()) + " name").c_str(), e.name());
+    check_string(e.name(), [&] { return "event " + std::to_string(e.id()) + " name"; });
   for (const auto& t : chunk.threads())
-    check_string(("thread " + std::to_string(t.id()) + " name").c_str(), t.name());
+    check_string(t.name(), [&] { return "thread " + std::to_string(t.id()) + " name"; });
   for (const auto& r : chunk.regions()) {
-    const std::string what = "region " + std::to_string(r.id());
-    check_string((what + " label").c_str(), r.label());
-    if (r.size() == 0) report(what + " is empty (size 0)");
+    const auto what = [&] { return "region " + std::to_string(r.id()); };
+    check_string(r.label(), [&] { return what() + " label"; });
+    if (r.size() == 0) report(what() + " is empty (size 0)");
     if (r.base() + r.size() < r.base())
-      report(what + " overflows the address space: base " + hex(r.base()) + " + size " +
+      report(what() + " overflows the address space: base " + hex(r.base()) + " + size " +
              std::to_string(r.size()));
     if (r.free_seq() && r.alloc_seq() && r.free_seq() <= r.alloc_seq())
-      report(what + " is freed (seq " + std::to_string(r.free_seq()) + ") before it is allocated (seq " +
+      report(what() + " is freed (seq " + std::to_string(r.free_seq()) + ") before it is allocated (seq " +
              std::to_string(r.alloc_seq()) + ")");
   }
   region_state_.resize(tables_.regions().size() + 1, 0);
@@ -100,12 +101,12 @@ void Validator::check_values(const v1::Chunk& chunk) {
     if (v.phase() == v1::PHASE_UNKNOWN || !v1::ValuePhase_IsValid(v.phase()))
       report(what + " has no known phase (" + std::to_string(v.phase()) + ")");
     if (v.op() == 0) report(what + " names no operator");
-    check_string((what + " op").c_str(), v.op());
-    check_string((what + " module").c_str(), v.module());
-    check_string((what + " param").c_str(), v.param());
-    check_string((what + " stack").c_str(), v.stack());
+    check_string(v.op(), [&] { return what + " op"; });
+    check_string(v.module(), [&] { return what + " module"; });
+    check_string(v.param(), [&] { return what + " param"; });
+    check_string(v.stack(), [&] { return what + " stack"; });
     for (const auto* digests : {&v.inputs(), &v.outputs()})
-      for (const v1::ValueDigest& d : *digests) check_string((what + " dtype").c_str(), d.dtype());
+      for (const v1::ValueDigest& d : *digests) check_string(d.dtype(), [&] { return what + " dtype"; });
   }
 }
 
@@ -118,7 +119,7 @@ void Validator::check_modules(const v1::Chunk& chunk) {
       continue;
     }
     ++modules_;
-    check_string((what + " name").c_str(), m.name());
+    check_string(m.name(), [&] { return what + " name"; });
     if (!is_sha256_hex(m.sha256())) {
       report(what + " sha256 '" + m.sha256().substr(0, 80) + "' is not 64 lower-case hex digits");
     } else {
@@ -133,7 +134,7 @@ void Validator::check_modules(const v1::Chunk& chunk) {
     if (m.image_omitted() && !m.image().empty()) report(what + " has an image but says it was left out");
     std::set<uint32_t> names;
     for (const auto& f : m.functions()) {
-      check_string((what + " function name").c_str(), f.name());
+      check_string(f.name(), [&] { return what + " function name"; });
       if (f.name() == 0)
         report(what + " has a function without a name");
       else if (!names.insert(f.name()).second)
@@ -149,48 +150,45 @@ void Validator::check_modules(const v1::Chunk& chunk) {
   }
 }
 
-bool Validator::check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count) {
-  if (id == 0) {
+void Validator::report_bad_ref(const v1::Op& op, const char* what, uint32_t id) {
+  if (id == 0)
     report(op_prefix(op) + "names no " + what);
-    return false;
-  }
-  if (id > count) {
+  else
     report(op_prefix(op) + "names " + what + " " + std::to_string(id) + ", which is not defined");
-    return false;
-  }
-  return true;
 }
 
-void Validator::check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size) {
+void Validator::check_range(const v1::Op& op, std::string_view where, const char* what, uint64_t address,
+                            uint64_t size) {
   if (address + size < address)
-    report(op_prefix(op) + what + " range " + hex(address) + " + " + std::to_string(size) +
-           " overflows the address space");
+    report(op_prefix(op) + std::string(where) + what + " range " + hex(address) + " + " +
+           std::to_string(size) + " overflows the address space");
 }
 
 // A pitched shape is checked whole (extents.h); a contiguous one by its range.
-void Validator::check_copy(const v1::Op& op, const v1::Memcpy& c, const std::string& where) {
+void Validator::check_copy(const v1::Op& op, const v1::Memcpy& c, std::string_view where) {
+  const auto prefix = [&] { return op_prefix(op) + std::string(where); };
   if (c.has_pitched()) {
-    if (auto e = shape_error(c)) report(op_prefix(op) + where + *e);
+    if (auto e = shape_error(c)) report(prefix() + *e);
   } else {
-    check_range(op, (where + "memcpy destination").c_str(), c.dst(), c.bytes());
-    check_range(op, (where + "memcpy source").c_str(), c.src(), c.bytes());
+    check_range(op, where, "memcpy destination", c.dst(), c.bytes());
+    check_range(op, where, "memcpy source", c.src(), c.bytes());
   }
-  check_string((op_prefix(op) + where + "memcpy symbol").c_str(), c.symbol());
-  if (c.dst_unknown() && c.src_unknown()) report(op_prefix(op) + where + "memcpy has neither side known");
+  check_string(c.symbol(), [&] { return prefix() + "memcpy symbol"; });
+  if (c.dst_unknown() && c.src_unknown()) report(prefix() + "memcpy has neither side known");
 }
 
-void Validator::check_memset(const v1::Op& op, const v1::Memset& m, const std::string& where) {
+void Validator::check_memset(const v1::Op& op, const v1::Memset& m, std::string_view where) {
+  const auto prefix = [&] { return op_prefix(op) + std::string(where); };
   if (m.has_pitched()) {
-    if (auto e = shape_error(m)) report(op_prefix(op) + where + *e);
+    if (auto e = shape_error(m)) report(prefix() + *e);
   } else {
-    check_range(op, (where + "memset").c_str(), m.dst(), m.bytes());
+    check_range(op, where, "memset", m.dst(), m.bytes());
   }
   const uint32_t element = m.element_size();
   if (element > 1 && element != 2 && element != 4)
-    report(op_prefix(op) + where + "memset element size " + std::to_string(element) + " is none of 1, 2, 4");
+    report(prefix() + "memset element size " + std::to_string(element) + " is none of 1, 2, 4");
   else if (element > 1 && (m.has_pitched() ? m.pitched().width() : m.bytes()) % element != 0)
-    report(op_prefix(op) + where + "memset row of " +
-           std::to_string(m.has_pitched() ? m.pitched().width() : m.bytes()) +
+    report(prefix() + "memset row of " + std::to_string(m.has_pitched() ? m.pitched().width() : m.bytes()) +
            " bytes is not a whole number of " + std::to_string(element) + "-byte elements");
 }
 
@@ -203,7 +201,7 @@ void Validator::check_access(const v1::Op& op, const v1::Access& a) {
              ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(r->size()) +
              " bytes");
   } else {
-    check_range(op, "access", a.address(), a.size());
+    check_range(op, {}, "access", a.address(), a.size());
   }
   if (a.size() == 0) report(op_prefix(op) + "access of 0 bytes");
   if (!v1::Precision_IsValid(a.precision()))
@@ -220,7 +218,7 @@ void Validator::check_op(const v1::Op& op) {
   // Names the op only when a string id is out of range: building the message
   // for every op was a fifth of the decode time.
   auto check_op_string = [&](const char* what, uint32_t id) {
-    if (id > tables_.string_count()) check_string((op_prefix(op) + what).c_str(), id);
+    check_string(id, [&] { return op_prefix(op) + what; });
   };
   check_ref(op, "host thread", op.thread(), tables_.threads().size());
   check_op_string("nvtx", op.nvtx());
@@ -326,9 +324,11 @@ void Validator::check_op(const v1::Op& op) {
             report(op_prefix(op) + "graph node " + std::to_string(i) + " depends on node " +
                    std::to_string(dep) + ", which does not come before it");
         for (const auto& a : nodes[i].kernel().accesses()) check_access(op, a);
-        const std::string node = "graph node " + std::to_string(i) + " ";
-        if (nodes[i].has_memcpy()) check_copy(op, nodes[i].memcpy(), node);
-        if (nodes[i].has_memset()) check_memset(op, nodes[i].memset(), node);
+        if (nodes[i].has_memcpy() || nodes[i].has_memset()) {
+          const std::string node = "graph node " + std::to_string(i) + " ";
+          if (nodes[i].has_memcpy()) check_copy(op, nodes[i].memcpy(), node);
+          if (nodes[i].has_memset()) check_memset(op, nodes[i].memset(), node);
+        }
         // Graphs express PDL as programmatic edges, which the format has not.
         if (nodes[i].kernel().programmatic_stream_serialization())
           report(op_prefix(op) + "graph node " + std::to_string(i) +
@@ -374,7 +374,7 @@ void Validator::check_op(const v1::Op& op) {
                ", which is not earlier");
       const bool external =
           a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS || a.kind() == v1::ANNOTATE_EXTERNAL_DONE;
-      check_string((op_prefix(op) + "annotation agent").c_str(), a.agent());
+      check_op_string("annotation agent", a.agent());
       if (external && a.agent() == 0) report(op_prefix(op) + "external access annotation names no agent");
       if (a.kind() == v1::ANNOTATE_EXTERNAL_ACCESS) {
         if (!a.has_access() || a.access().size() == 0)

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "racetrack/traces/tables.h"
@@ -30,11 +31,22 @@ class Validator {
   void check_entities(const v1::Chunk& chunk);
   void check_op(const v1::Op& op);
   void check_access(const v1::Op& op, const v1::Access& a);
-  void check_copy(const v1::Op& op, const v1::Memcpy& c, const std::string& where);
-  void check_memset(const v1::Op& op, const v1::Memset& m, const std::string& where);
-  void check_range(const v1::Op& op, const char* what, uint64_t address, uint64_t size);
-  bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count);
-  void check_string(const char* what, uint32_t id);
+  void check_copy(const v1::Op& op, const v1::Memcpy& c, std::string_view where);
+  void check_memset(const v1::Op& op, const v1::Memset& m, std::string_view where);
+  // `where` (a graph node, or empty) and `what` name the range in a message.
+  void check_range(const v1::Op& op, std::string_view where, const char* what, uint64_t address,
+                   uint64_t size);
+  // Inline, with the message built out of line: most ops check two or three.
+  bool check_ref(const v1::Op& op, const char* what, uint32_t id, size_t count) {
+    if (id != 0 && id <= count) return true;
+    report_bad_ref(op, what, id);
+    return false;
+  }
+  [[gnu::cold, gnu::noinline]] void report_bad_ref(const v1::Op& op, const char* what, uint32_t id);
+  // `name()` says what holds the id; it is called only for an undefined id,
+  // so valid traces build no message (it was a sixth of validation's time).
+  template <typename Name>
+  void check_string(uint32_t id, const Name& name);
   void check_modules(const v1::Chunk& chunk);
   void check_values(const v1::Chunk& chunk);
 
