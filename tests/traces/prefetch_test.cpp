@@ -1,9 +1,11 @@
 // PrefetchingSource hands out exactly the chunks TraceSource reads, in order,
 // each valid until the next call while the thread decodes ahead, and stops
-// at the same error with the same offset.
+// at the same error with the same offset, whichever thread validates.
+#include "racetrack/traces/prefetch.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
 #include "test_support.h"
 
@@ -35,10 +37,10 @@ Read direct(const std::string& path) {
   }
 }
 
-Read prefetched(const std::string& path) {
+Read prefetched(const std::string& path, PrefetchingSource::Validation validation) {
   auto source = TraceSource::open(path);
   if (!source) return {{}, {}, source.error()};
-  PrefetchingSource ahead(std::move(*source));
+  PrefetchingSource ahead(std::move(*source), validation);
   Read out;
   for (;;) {
     auto chunk = ahead.read();
@@ -56,12 +58,21 @@ Read prefetched(const std::string& path) {
   return out;
 }
 
-class Prefetch : public ::testing::TestWithParam<bool> {};
+using Validation = PrefetchingSource::Validation;
+
+// Compressed or not, and which thread validates.
+class Prefetch : public ::testing::TestWithParam<std::tuple<bool, Validation>> {
+ protected:
+  bool compressed() const { return std::get<0>(GetParam()); }
+  Read prefetched(const std::string& path) const {
+    return racetrack::prefetched(path, std::get<1>(GetParam()));
+  }
+};
 
 TEST_P(Prefetch, SameChunksAndOffsetsAsTheDirectReader) {
   TempDir dir;
   const std::string path = dir.path("chunked.rtrace");
-  testing::write_chunked(testing::standard_trace(3), path, GetParam(), 3);
+  testing::write_chunked(testing::standard_trace(3), path, compressed(), 3);
   const Read want = direct(path);
   ASSERT_FALSE(want.error) << want.error->describe();
   ASSERT_GE(want.chunks.size(), 5u) << "the test needs a multi-chunk file";
@@ -74,7 +85,7 @@ TEST_P(Prefetch, SameChunksAndOffsetsAsTheDirectReader) {
 TEST_P(Prefetch, StopsAtTheSameErrorAsTheDirectReader) {
   TempDir dir;
   const std::string path = dir.path("chunked.rtrace");
-  const auto ends = testing::write_chunked(testing::standard_trace(3), path, GetParam(), 3);
+  const auto ends = testing::write_chunked(testing::standard_trace(3), path, compressed(), 3);
   // Cut inside the fourth frame: three chunks, then a truncated frame.
   const std::string cut = dir.path("cut.rtrace");
   testing::write_bytes(cut, testing::read_bytes(path).substr(0, ends[3] + 5));
@@ -87,20 +98,48 @@ TEST_P(Prefetch, StopsAtTheSameErrorAsTheDirectReader) {
   EXPECT_EQ(got.error->message, want.error->message);
 }
 
+TEST_P(Prefetch, StopsAtTheSameInvalidChunkAsTheDirectReader) {
+  // Chunks that decode but break a rule: an op in a later chunk names an
+  // undefined thread, so validation fails there.
+  TempDir dir;
+  v1::Chunk trace = testing::standard_trace(3);
+  trace.mutable_ops(trace.ops_size() - 4)->set_thread(99);
+  const std::string path = dir.path("invalid.rtrace");
+  testing::write_chunked(trace, path, compressed(), 3);
+  const Read want = direct(path);
+  ASSERT_TRUE(want.error);
+  ASSERT_GE(want.chunks.size(), 3u) << "the test needs the error in a later chunk";
+  const Read got = prefetched(path);
+  ASSERT_TRUE(got.error);
+  EXPECT_EQ(got.chunks, want.chunks);
+  EXPECT_EQ(got.error->offset, want.error->offset);
+  EXPECT_EQ(got.error->message, want.error->message);
+  EXPECT_THAT(got.error->message, ::testing::HasSubstr("names host thread 99"));
+}
+
 TEST_P(Prefetch, LeavingEarlyStopsTheThread) {
   TempDir dir;
   const std::string path = dir.path("chunked.rtrace");
-  testing::write_chunked(testing::standard_trace(3), path, GetParam(), 3);
+  testing::write_chunked(testing::standard_trace(3), path, compressed(), 3);
   auto source = TraceSource::open(path);
   ASSERT_TRUE(source.ok());
-  PrefetchingSource ahead(std::move(*source));
+  PrefetchingSource ahead(std::move(*source), std::get<1>(GetParam()));
   auto first = ahead.read();
   ASSERT_TRUE(first.ok() && *first);
   // Destroyed here with chunks left: the destructor must not hang.
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, Prefetch, ::testing::Bool(),
-                         [](const auto& p) { return p.param ? "zstd" : "plain"; });
+std::string name(const ::testing::TestParamInfo<std::tuple<bool, Validation>>& p) {
+  const char* by[] = {"IdleThread", "Reader", "Caller"};
+  return std::string(std::get<0>(p.param) ? "zstd" : "plain") + "ValidatedBy" +
+         by[static_cast<int>(std::get<1>(p.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(CodecsAndValidators, Prefetch,
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(Validation::kIdleThread, Validation::kReader,
+                                                              Validation::kCaller)),
+                         name);
 
 }  // namespace
 }  // namespace racetrack

@@ -4,7 +4,8 @@
 
 namespace racetrack {
 
-PrefetchingSource::PrefetchingSource(TraceSource source) : source_(std::move(source)), size_(source_.size()) {
+PrefetchingSource::PrefetchingSource(TraceSource source, Validation validation)
+    : source_(std::move(source)), size_(source_.size()), validation_(validation) {
   // The caller's chunk, the ones queued ahead and the one being decoded.
   source_.keep_chunks(kAhead + 2);
   thread_ = std::thread([this] { run(); });
@@ -29,28 +30,72 @@ void PrefetchingSource::run() {
       if (stop_) return;
     }
     const uint64_t at = source_.position();
-    auto chunk = source_.read();
-    Item item{std::move(chunk), at, source_.position()};
+    Item item{source_.decode(), at, source_.position()};
+    admit_on_reader(item);
     const bool last = !item.chunk || !*item.chunk;
     {
       std::lock_guard lock(mutex_);
+      if (stop_) return;  // the caller found an error in a chunk it validated
       ready_.push_back(std::move(item));
       ++produced_;
+      if (!ready_.back().caller_admits) ++admitted_;
     }
     changed_.notify_all();
     if (last) return;
   }
 }
 
+bool PrefetchingSource::caller_should_admit() {
+  switch (validation_) {
+    case Validation::kReader: return false;
+    case Validation::kCaller: return true;
+    case Validation::kIdleThread: break;
+  }
+  std::lock_guard lock(mutex_);
+  return caller_waiting_;
+}
+
+void PrefetchingSource::admit_on_reader(Item& item) {
+  if (!item.chunk) return;
+  const bool end = !*item.chunk;
+  if (!end && caller_should_admit()) {
+    item.caller_admits = true;
+    return;
+  }
+  {
+    // The validator takes chunks in order: those left to the caller first.
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return stop_ || admitted_ == produced_; });
+    if (stop_) return;
+  }
+  Status status = end ? source_.at_end() : source_.admit(**item.chunk, item.at);
+  if (!status) item.chunk = status.error();
+}
+
 Result<const v1::Chunk*> PrefetchingSource::read() {
   std::unique_lock lock(mutex_);
   ++taken_;
   changed_.notify_all();
+  caller_waiting_ = ready_.empty();
   changed_.wait(lock, [this] { return !ready_.empty(); });
+  caller_waiting_ = false;
   Item item = std::move(ready_.front());
   ready_.pop_front();
   chunk_offset_ = item.at;
   position_ = item.end;
+  if (item.caller_admits) {
+    lock.unlock();
+    Status status = source_.admit(**item.chunk, item.at);  // the reader decodes meanwhile
+    lock.lock();
+    item.caller_admits = false;
+    ++admitted_;
+    if (!status) {
+      item.chunk = status.error();
+      ready_.clear();
+      stop_ = true;  // nothing after an invalid chunk is read
+    }
+    changed_.notify_all();
+  }
   if (!item.chunk || !*item.chunk) ready_.push_back(item);  // the end or the error, again on every call
   return item.chunk;
 }

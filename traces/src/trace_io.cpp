@@ -171,25 +171,26 @@ Result<bool> TraceSource::next(v1::Chunk& out) {
   return true;
 }
 
-Result<const v1::Chunk*> TraceSource::read() {
-  const uint64_t at = position();
-  const v1::Chunk* chunk = nullptr;
+Result<const v1::Chunk*> TraceSource::decode() {
   if (binary_) {
     auto got = binary_->read();
-    if (!got) {
-      got.error().file = path_;
-      return got;
-    }
-    chunk = *got;
-  } else if (whole_ && !whole_taken_) {
-    whole_taken_ = true;
-    chunk = &*whole_;
+    if (!got) got.error().file = path_;
+    return got;
   }
-  if (!chunk) {
+  if (!whole_ || whole_taken_) return static_cast<const v1::Chunk*>(nullptr);
+  whole_taken_ = true;
+  return &*whole_;
+}
+
+Result<const v1::Chunk*> TraceSource::read() {
+  const uint64_t at = position();
+  auto chunk = decode();
+  if (!chunk) return chunk;
+  if (!*chunk) {
     if (auto end = at_end(); !end) return end.error();
     return chunk;
   }
-  if (auto admitted = admit(*chunk, at); !admitted) return admitted.error();
+  if (auto admitted = admit(**chunk, at); !admitted) return admitted.error();
   return chunk;
 }
 

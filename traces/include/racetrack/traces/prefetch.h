@@ -1,7 +1,9 @@
 #pragma once
 // Reads a trace's chunks on a thread of their own, one chunk ahead of the
 // caller: decoding and validating chunk n+1 overlaps the caller's work on
-// chunk n (docs/check.md, "Speed").
+// chunk n (docs/check.md, "Speed"). A chunk is validated by whichever thread
+// has time: when the caller is already waiting for it, the caller validates
+// it, and the reader goes on decoding.
 
 #include <condition_variable>
 #include <cstdint>
@@ -15,7 +17,10 @@ namespace racetrack {
 
 class PrefetchingSource {
  public:
-  explicit PrefetchingSource(TraceSource source);
+  // Which thread validates each chunk; tests pin it, everyone else lets the
+  // idle one do it.
+  enum class Validation { kIdleThread, kReader, kCaller };
+  explicit PrefetchingSource(TraceSource source, Validation validation = Validation::kIdleThread);
   PrefetchingSource(const PrefetchingSource&) = delete;
   PrefetchingSource& operator=(const PrefetchingSource&) = delete;
   ~PrefetchingSource();
@@ -33,8 +38,13 @@ class PrefetchingSource {
   struct Item {
     Result<const v1::Chunk*> chunk;
     uint64_t at = 0, end = 0;
+    bool caller_admits = false;  // left for read() to validate
   };
   void run();
+  // Validates a decoded chunk on the reader thread, or leaves it to the
+  // caller; at the end, the end's rule once every chunk is validated.
+  void admit_on_reader(Item& item);
+  bool caller_should_admit();
 
   // Chunks the reader may hold decoded beyond the one the caller uses.
   static constexpr uint64_t kAhead = 1;
@@ -45,6 +55,9 @@ class PrefetchingSource {
   std::deque<Item> ready_;
   uint64_t taken_ = 0;     // read() calls so far (the caller's chunk is taken_ - 1)
   uint64_t produced_ = 0;  // chunks the thread has read
+  uint64_t admitted_ = 0;  // chunks validated, in order (by either thread)
+  bool caller_waiting_ = false;
+  const Validation validation_;
   bool stop_ = false;
   uint64_t chunk_offset_ = 0, position_ = 0;
   std::thread thread_;  // last: starts once everything above exists

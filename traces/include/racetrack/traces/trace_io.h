@@ -48,6 +48,14 @@ class TraceSource {
   // The fast path: the next chunk, valid until the next call; nullptr at a
   // clean end.
   Result<const v1::Chunk*> read();
+  // read() in its three steps, for a reader that validates on another thread
+  // (PrefetchingSource): decode() gives the next chunk unvalidated, or
+  // nullptr at the end; admit() validates a chunk decode() gave (in order,
+  // once each; it touches nothing decode() does, so the two may run at
+  // once); at_end() is the end's rule, once every chunk is admitted.
+  Result<const v1::Chunk*> decode();
+  Status admit(const v1::Chunk& chunk, uint64_t at);
+  Status at_end() const;
   // Keeps the last `n` chunks read() returned valid (see ChunkReader).
   void keep_chunks(size_t n) {
     if (binary_) binary_->keep_chunks(n);
@@ -62,10 +70,6 @@ class TraceSource {
 
  private:
   TraceSource();
-  // Validates a chunk just read (at file offset `at`) and counts its ops.
-  Status admit(const v1::Chunk& chunk, uint64_t at);
-  // At a clean end: the no-ops rule.
-  Status at_end() const;
   std::string path_;
   Encoding encoding_ = Encoding::kBinary;
   std::optional<ChunkReader> binary_;
