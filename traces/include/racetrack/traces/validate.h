@@ -44,7 +44,7 @@ class Validator {
   }
   [[gnu::cold, gnu::noinline]] void report_bad_ref(const v1::Op& op, const char* what, uint32_t id);
   // `name()` says what holds the id; it is called only for an undefined id,
-  // so valid traces build no message (it was a sixth of validation's time).
+  // so valid traces build no message (it was a third of validation's time).
   template <typename Name>
   void check_string(uint32_t id, const Name& name);
   void check_modules(const v1::Chunk& chunk);
