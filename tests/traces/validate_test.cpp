@@ -69,6 +69,11 @@ std::vector<v1::Chunk> split(const v1::Chunk& trace, int n) {
 
 class Validate : public ::testing::Test {
  protected:
+  // What the validator says of a string id past the trace's strings.
+  std::string undefined_string(uint32_t id) const {
+    return "names string " + std::to_string(id) + ", but only " + std::to_string(trace_.strings_size()) +
+           " strings are defined";
+  }
   v1::Chunk trace_ = testing::standard_trace(1);
 };
 
@@ -139,8 +144,7 @@ TEST_F(Validate, EntityNamesMustBeDefinedStrings) {
   trace_.mutable_events(0)->set_name(beyond);
   trace_.mutable_threads(0)->set_name(beyond);
   trace_.mutable_regions(0)->set_label(beyond);
-  const std::string only = "names string " + std::to_string(beyond) + ", but only " +
-                           std::to_string(trace_.strings_size()) + " strings are defined";
+  const std::string only = undefined_string(beyond);
   EXPECT_THAT(errors_in(trace_),
               ElementsAre(HasSubstr("stream 1 name " + only), HasSubstr("event 1 name " + only),
                           HasSubstr("thread 1 name " + only), HasSubstr("region 1 label " + only)));
@@ -302,8 +306,7 @@ TEST_F(Validate, FreeOfADanglingRegion) {
 
 TEST_F(Validate, OpStringsMustBeDefined) {
   const uint32_t beyond = trace_.strings_size() + 3;
-  const std::string only = "names string " + std::to_string(beyond) + ", but only " +
-                           std::to_string(trace_.strings_size()) + " strings are defined";
+  const std::string only = undefined_string(beyond);
   v1::Op& kernel = find_op(trace_, OpKind::kKernel);
   kernel.mutable_kernel()->set_name(beyond);
   kernel.set_nvtx(beyond);
@@ -320,8 +323,7 @@ TEST_F(Validate, OpStringsMustBeDefined) {
 // The messages for these are built only when the id is undefined.
 TEST_F(Validate, CopySymbolAndAnnotationAgentMustBeDefinedStrings) {
   const uint32_t beyond = trace_.strings_size() + 2;
-  const std::string only = "names string " + std::to_string(beyond) + ", but only " +
-                           std::to_string(trace_.strings_size()) + " strings are defined";
+  const std::string only = undefined_string(beyond);
   v1::Op& copy = find_op(trace_, OpKind::kMemcpy);
   copy.mutable_memcpy()->set_symbol(beyond);
   v1::Op& mark = find_op(trace_, OpKind::kAnnotation);

@@ -45,26 +45,25 @@ void PrefetchingSource::run() {
   }
 }
 
-bool PrefetchingSource::caller_should_admit() {
+bool PrefetchingSource::caller_should_admit() const {
   switch (validation_) {
     case Validation::kReader: return false;
     case Validation::kCaller: return true;
     case Validation::kIdleThread: break;
   }
-  std::lock_guard lock(mutex_);
   return caller_waiting_;
 }
 
 void PrefetchingSource::admit_on_reader(Item& item) {
   if (!item.chunk) return;
   const bool end = !*item.chunk;
-  if (!end && caller_should_admit()) {
-    item.caller_admits = true;
-    return;
-  }
   {
-    // The validator takes chunks in order: those left to the caller first.
     std::unique_lock lock(mutex_);
+    if (!end && caller_should_admit()) {
+      item.caller_admits = true;
+      return;
+    }
+    // The validator takes chunks in order: those left to the caller first.
     changed_.wait(lock, [this] { return stop_ || admitted_ == produced_; });
     if (stop_) return;
   }

@@ -44,7 +44,7 @@ class PrefetchingSource {
   // Validates a decoded chunk on the reader thread, or leaves it to the
   // caller; at the end, the end's rule once every chunk is validated.
   void admit_on_reader(Item& item);
-  bool caller_should_admit();
+  bool caller_should_admit() const;  // with mutex_ held
 
   // Chunks the reader may hold decoded beyond the one the caller uses.
   static constexpr uint64_t kAhead = 1;
