@@ -29,8 +29,8 @@ struct Synthesized {
   SynthResult truth;
 };
 
-Synthesized synthesize_to(const TempDir& dir, uint64_t seed, uint64_t ops, bool known_modes,
-                          uint32_t inject) {
+Synthesized synthesize_to(const TempDir& dir, uint64_t seed, uint64_t ops, bool known_modes, uint32_t inject,
+                          size_t ops_per_chunk = WriterOptions{}.ops_per_chunk) {
   SynthOptions options;
   options.seed = seed;
   options.target_ops = ops;
@@ -39,8 +39,10 @@ Synthesized synthesize_to(const TempDir& dir, uint64_t seed, uint64_t ops, bool 
   options.inject.fill(inject);
   const std::string path =
       dir.path("s" + std::to_string(seed) + "_" + std::to_string(ops) + (known_modes ? "_known" : "_raw") +
-               "_" + std::to_string(inject) + ".rtrace");
-  auto writer = TraceWriter::create(path);
+               "_" + std::to_string(inject) + "_" + std::to_string(ops_per_chunk) + ".rtrace");
+  WriterOptions writing;
+  writing.ops_per_chunk = ops_per_chunk;
+  auto writer = TraceWriter::create(path, writing);
   EXPECT_TRUE(writer.ok()) << writer.error().describe();
   auto result = synthesize(options, *writer);
   EXPECT_TRUE(result.ok()) << result.error().describe();
@@ -161,6 +163,42 @@ TEST(SynthFixes, FixedTraceChecksClean) {
     uint64_t inserted = 0;
     for (const race::FixEdit& e : race::fix_edits(result)) inserted += e.existing_event ? 1 : 2;
     EXPECT_EQ(again.ops, result.ops + inserted);
+  }
+}
+
+// Fixes verified a chunk behind the check (in-pass, or read again from the
+// start when the check reports a hazard whose first op the verifier has
+// passed: small chunks) give what a pass of their own gives.
+TEST(SynthFixes, VerifiedDuringThePassAsInAPassOfItsOwn) {
+  TempDir dir;
+  for (const size_t chunk : {size_t{32768}, size_t{500}}) {
+    for (const bool known : {true, false}) {
+      SCOPED_TRACE(std::to_string(chunk) + " ops a chunk, " + (known ? "known modes" : "raw words"));
+      const Synthesized s = synthesize_to(dir, 7, 120000, known, 1, chunk);
+      race::CheckOptions own_pass;
+      own_pass.verify_during_pass = false;
+      const race::CheckResult during = check_path(s.path, race::CheckOptions{});
+      const race::CheckResult apart = check_path(s.path, own_pass);
+      ASSERT_EQ(during.groups.size(), apart.groups.size());
+      EXPECT_TRUE(during.fixes_checked);
+      EXPECT_EQ(during.fixes_verified, apart.fixes_verified);
+      EXPECT_EQ(during.hazards_after_fixes, apart.hazards_after_fixes);
+      size_t named_points = 0;
+      for (size_t i = 0; i < during.groups.size(); ++i) {
+        const race::HazardGroup& a = during.groups[i];
+        const race::HazardGroup& b = apart.groups[i];
+        EXPECT_EQ(a.fix.verified, b.fix.verified) << a.signature;
+        EXPECT_EQ(a.explanation, b.explanation) << a.signature;
+        if (a.shown) {
+          EXPECT_FALSE(a.explanation.empty()) << a.signature;
+        }
+        named_points += a.explanation.find("only up to #") != std::string::npos;
+      }
+      if (known) {
+        EXPECT_GT(during.shown_groups(), 0u);
+        EXPECT_GT(named_points, 0u);  // the ops the explanations name were found
+      }
+    }
   }
 }
 

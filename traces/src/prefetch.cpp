@@ -4,10 +4,11 @@
 
 namespace racetrack {
 
-PrefetchingSource::PrefetchingSource(TraceSource source, Validation validation)
+PrefetchingSource::PrefetchingSource(TraceSource source, Validation validation, size_t kept_behind)
     : source_(std::move(source)), size_(source_.size()), validation_(validation) {
-  // The caller's chunk, the ones queued ahead and the one being decoded.
-  source_.keep_chunks(kAhead + 2);
+  // The caller's chunk and those it keeps, the ones queued ahead and the
+  // one being decoded.
+  source_.keep_chunks(kAhead + 2 + kept_behind);
   thread_ = std::thread([this] { run(); });
 }
 

@@ -6,6 +6,9 @@
 #include <optional>
 #include <tuple>
 
+#include "access_order.h"
+#include "fix_ops.h"
+#include "fix_verifier.h"
 #include "racetrack/race/collectives.h"
 #include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
@@ -15,6 +18,7 @@
 #include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
+#include "tick_map.h"
 #include "wrong_wait.h"
 
 namespace racetrack::race {
@@ -76,8 +80,9 @@ uint64_t CheckResult::shown_groups() const {
 }
 
 struct Checker::State {
-  explicit State(const CheckOptions& o)
+  State(const CheckOptions& o, OrderObserver* observer)
       : options(o),
+        observer(observer),
         tables_ptr(std::make_shared<TraceTables>()),
         tables(*tables_ptr),
         hb(o.assumptions),
@@ -116,6 +121,7 @@ struct Checker::State {
   void report_conflicts(uint32_t side, const hb::OpOrder& o);
 
   CheckOptions options;
+  OrderObserver* observer;  // set: apply happens-before only, and tell it
   std::shared_ptr<TraceTables> tables_ptr;
   TraceTables& tables;
   hb::HappensBefore hb;
@@ -141,6 +147,7 @@ struct Checker::State {
   std::unordered_map<std::string, uint32_t> stripped_ids;
   std::vector<std::string> stripped_text{""};
   CheckResult result;
+  std::vector<bool> shown_first;         // by result.shown: it became its group's first
   std::optional<std::string> bad_input;  // the trace is inconsistent: stop
 };
 
@@ -263,6 +270,10 @@ std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, 
 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
                             const hb::OpOrder& order) {
+  if (observer) {
+    observer->on_report(first, second);
+    return;
+  }
   const hb::VectorClock& clock = *order.clock;
   const HazardKind kind = hazard_kind(first.access, second.access);
   Evidence evidence = hazard_evidence(first.access, second.access);
@@ -321,7 +332,10 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
     g.first = h;  // show the strongest instance, the first of its evidence
   }
   if (options.keep_all) result.all.push_back(h);
-  if (shown) result.shown.push_back(std::move(h));
+  if (shown) {
+    result.shown.push_back(std::move(h));
+    shown_first.push_back(strongest);
+  }
 }
 
 void Checker::State::check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
@@ -392,15 +406,20 @@ void Checker::State::process(const v1::Op& op) {
   graphs.on_op(op, resolver, unjoined);
   externals.on_op(op, resolver, completed_externals);
   resolver.on_op(op);
-  recorded.on_op(op);
+  if (!observer) recorded.on_op(op);  // for fixes; an observer makes none
   const hb::OpOrder order = hb.apply(op);
   if (!hb.exceeded().empty()) {
     bad_input = hb.exceeded();
     return;
   }
+  if (observer) observer->on_order(op, order);
   for (const v1::Op& work : unjoined) report_unjoined(work, op, order);
-  for (const ExternalAccess& e : completed_externals) complete_external(e, op, order);
+  if (!observer)
+    for (const ExternalAccess& e : completed_externals) complete_external(e, op, order);
   if (!touches_memory(op)) return;
+  // Without the shadow memory, only a graph's captured addresses and
+  // external agents' transfers in flight can make a hazard.
+  if (observer && !(op.has_graph() && op.graph().captured_seq()) && !externals.any_in_flight()) return;
   resolver.resolve(op, accesses);
   if (accesses.empty()) return;
   const HazardSide of_op = op_side(op);
@@ -413,9 +432,7 @@ void Checker::State::process(const v1::Op& op) {
   uint32_t side = 0;
   for (size_t k = 0; k < accesses.size(); ++k) {
     const ResolvedAccess& a = accesses[k];
-    // A staged copy's source (access 0) is read by the calling thread.
-    const bool staged_read = order.staged_clock && op.has_memcpy() && a.index == 0;
-    const hb::OpOrder o = staged_read ? order.staged_read() : order.at_node(a.node);
+    const hb::OpOrder o = access_order(order, op, a.index, a.node);
     if (k > 0 && same_side(accesses[k - 1], a)) {
       sides[side].access.hi = std::max(sides[side].access.hi, a.hi);
     } else {
@@ -433,6 +450,7 @@ void Checker::State::process(const v1::Op& op) {
         report(in_flight_side(*e), sides[side], std::max(a.lo, e->access.lo), std::min(a.hi, e->access.hi),
                o);
     }
+    if (observer) continue;
     shadow.access(a.space, a.lo, a.hi, ShadowEntry{o.epoch, a.node, side, a.reads, a.writes}, o, conflicts);
     if (k + 1 < accesses.size() && same_side(a, accesses[k + 1])) continue;  // more rows to come
     report_conflicts(side, o);
@@ -484,11 +502,20 @@ void Checker::State::complete_external(const ExternalAccess& e, const v1::Op& op
   shadow_check(e.access, new_side(s, op, e.access, o.epoch.agent), o);
 }
 
-Checker::Checker(const CheckOptions& options) : s_(std::make_unique<State>(options)) {}
+Checker::Checker(const CheckOptions& options, OrderObserver* observer)
+    : s_(std::make_unique<State>(options, observer)) {}
 Checker::~Checker() = default;
 
 const TraceTables& Checker::tables() const {
   return s_->tables;
+}
+
+const std::vector<Hazard>& Checker::shown_so_far() const {
+  return s_->result.shown;
+}
+
+bool Checker::was_group_first(size_t shown_index) const {
+  return s_->shown_first[shown_index];
 }
 
 std::optional<std::string> Checker::bad_input() const {
@@ -537,197 +564,10 @@ CheckResult Checker::finish() {
   return std::move(r);
 }
 
-namespace {
-
-// Maps (stream or thread, tick) to the op at that point of its history.
-class TickMap {
- public:
-  void want(const HazardSide& side, uint64_t tick) {
-    if (tick) wanted_[key(side.stream, side.thread)].insert(tick);
-  }
-  void note(const v1::Op& op, const TraceTables& tables) {
-    if (wanted_.empty()) return;
-    note_point(key(0, op.thread()), ++ticks_[key(0, op.thread())], op, tables);
-    if (hb::is_device_op(op)) note_point(key(op.stream(), 0), ++ticks_[key(op.stream(), 0)], op, tables);
-  }
-  const std::pair<uint64_t, std::string>* find(const HazardSide& side, uint64_t tick) const {
-    auto it = found_.find({key(side.stream, side.thread), tick});
-    return it == found_.end() ? nullptr : &it->second;
-  }
-
- private:
-  // Streams and threads in one key space.
-  static uint64_t key(uint32_t stream, uint32_t thread) {
-    return stream ? stream : (uint64_t{1} << 32) | thread;
-  }
-  void note_point(uint64_t agent, uint64_t tick, const v1::Op& op, const TraceTables& tables) {
-    auto it = wanted_.find(agent);
-    if (it != wanted_.end() && it->second.count(tick))
-      found_[{agent, tick}] = {op.seq(), op_title(op, tables)};
-  }
-  std::unordered_map<uint64_t, std::set<uint64_t>> wanted_;
-  std::unordered_map<uint64_t, uint64_t> ticks_;
-  std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, std::string>> found_;
-};
-
-// The fix edits as ops to insert around the original ops, keeping the
-// original seqs (the checker does not need them strictly increasing), so
-// the re-check reports hazards by their original ops.
-class FixOps {
- public:
-  FixOps(const std::vector<FixEdit>& edits, uint32_t first_event) {
-    uint32_t next_event = first_event;
-    for (const FixEdit& e : edits) {
-      if (e.recapture) {
-        // A capture begin and end right before the launch, which names it.
-        for (v1::CapturePhase phase : {v1::CAPTURE_BEGIN, v1::CAPTURE_END}) {
-          v1::Op& capture = before_[e.before_seq].emplace_back();
-          capture.set_seq(e.before_seq);
-          capture.set_thread(e.thread);
-          capture.set_stream(e.wait_stream);
-          capture.mutable_capture()->set_phase(phase);
-        }
-        recaptured_.insert(e.before_seq);
-        continue;
-      }
-      const uint32_t event = e.existing_event ? e.existing_event : next_event++;
-      if (!e.existing_event) {
-        v1::Op& record = after_[e.after_seq].emplace_back();
-        record.set_seq(e.after_seq);
-        record.set_thread(e.record_thread);
-        record.set_stream(e.record_stream);
-        record.mutable_record()->set_event(event);
-      }
-      v1::Op& wait = before_[e.before_seq].emplace_back();
-      wait.set_seq(e.before_seq);
-      wait.set_thread(e.thread);
-      if (e.wait_stream) {
-        wait.set_stream(e.wait_stream);
-        wait.mutable_wait()->set_event(event);
-      } else {
-        wait.mutable_sync()->set_kind(v1::SYNC_EVENT);
-        wait.mutable_sync()->set_event(event);
-      }
-    }
-  }
-  const std::vector<v1::Op>* before(uint64_t seq) const { return find(before_, seq); }
-  const std::vector<v1::Op>* after(uint64_t seq) const { return find(after_, seq); }
-  // The op as re-checked: a re-captured launch names the capture inserted
-  // right before it (which has its seq).
-  const v1::Op& patched(const v1::Op& op) {
-    if (!op.has_graph() || !recaptured_.count(op.seq())) return op;
-    patched_ = op;
-    patched_.mutable_graph()->set_captured_seq(op.seq());
-    return patched_;
-  }
-
- private:
-  using Map = std::unordered_map<uint64_t, std::vector<v1::Op>>;
-  static const std::vector<v1::Op>* find(const Map& m, uint64_t seq) {
-    auto it = m.find(seq);
-    return it == m.end() ? nullptr : &it->second;
-  }
-  Map before_, after_;
-  std::set<uint64_t> recaptured_;
-  v1::Op patched_;
-};
-
-std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
-  if (h.second.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_explanation(h, t);
-  if (h.first.external_agent) return external_explanation(h, t);
-  if (h.programmatic.wait_seq) return programmatic_explanation(h, t);
-  if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
-  const HazardSide& a = h.first;
-  const HazardSide& b = h.second;
-  const std::string where_a = a.stream ? t.stream_label(a.stream) : "host thread " + std::to_string(a.thread);
-  const std::string where_b = b.stream ? t.stream_label(b.stream) : "host thread " + std::to_string(b.thread);
-  const std::string second = "#" + std::to_string(b.seq) + " on " + where_b;
-  if (h.pdl) return pdl_explanation(h, t);
-  if (a.access.node)
-    return second + " is not ordered after graph node " + std::to_string(a.access.node - 1) + " of launch #" +
-           std::to_string(a.seq);
-  if (h.ordered_up_to_tick == 0)
-    return second + " is not ordered after anything on " + where_a + ", where the racing op #" +
-           std::to_string(a.seq) + " runs";
-  const auto* point = ticks.find(a, h.ordered_up_to_tick);
-  const std::string upto =
-      point ? "#" + std::to_string(point->first) + " (" + point->second + ")" : "an earlier op";
-  return second + " is ordered after " + where_a + " only up to " + upto + ", but the racing op is #" +
-         std::to_string(a.seq);
-}
-
-}  // namespace
-
 CheckResult check_trace(const v1::Chunk& trace, const CheckOptions& options) {
   Checker checker(options);
   checker.add_chunk(trace);
   return checker.finish();
-}
-
-Result<CheckResult> check_file(const std::string& path, const CheckOptions& options) {
-  auto opened = TraceSource::open(path);
-  if (!opened) return opened.error();
-  PrefetchingSource source(std::move(*opened));  // decodes the next chunk while this one is checked
-  Checker checker(options);
-  for (;;) {
-    auto chunk = source.read();
-    if (!chunk) return chunk.error();
-    if (!*chunk) break;
-    checker.add_chunk(**chunk);
-    if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
-    if (options.progress) options.progress("checking", source.position(), source.size());
-  }
-  CheckResult result = checker.finish();
-  result.fixes_verified = result.shown.empty();
-  if (!options.explain_and_fix || result.shown.empty()) return result;
-  result.fixes_checked = true;
-
-  // Pass 2: re-check with every fix applied, and map explanation points.
-  const TraceTables& tables = *result.tables;
-  FixOps fix_ops(fix_edits(result), static_cast<uint32_t>(tables.events().size()) + 1);
-  TickMap ticks;
-  WrongWaits waits;
-  for (const HazardGroup& g : result.groups)
-    if (g.shown) {
-      ticks.want(g.first.first, g.first.ordered_up_to_tick);
-      waits.want(g.first);
-    }
-  CheckOptions recheck_options = options;
-  recheck_options.keep_all = false;
-  recheck_options.explain_and_fix = false;
-  Checker recheck(recheck_options);
-  auto reopened = TraceSource::open_unchecked(path);  // pass 1 validated it
-  if (!reopened) return reopened.error();
-  PrefetchingSource again(std::move(*reopened));
-  for (;;) {
-    auto chunk = again.read();
-    if (!chunk) return chunk.error();
-    if (!*chunk) break;
-    recheck.add_entities(**chunk);
-    waits.note_regions(**chunk);
-    for (const v1::Op& op : (*chunk)->ops()) {
-      ticks.note(op, recheck.tables());
-      waits.note(op);
-      if (const auto* ops = fix_ops.before(op.seq()))
-        for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
-      recheck.add_op(fix_ops.patched(op));
-      if (const auto* ops = fix_ops.after(op.seq()))
-        for (const v1::Op& inserted : *ops) recheck.add_op(inserted);
-    }
-    if (options.progress) options.progress("verifying fixes", again.position(), again.size());
-  }
-  if (auto why = recheck.bad_input()) return Error{*why, {}, path};
-  const CheckResult after = recheck.finish();
-  std::set<HazardKey> remaining;
-  for (const Hazard& h : after.shown) remaining.insert(h.key());
-  result.hazards_after_fixes = after.shown.size();
-  result.fixes_verified = after.shown.empty();
-  for (HazardGroup& g : result.groups) {
-    if (!g.shown) continue;
-    g.explanation = explain(g.first, ticks, waits, tables);
-    g.fix.verified = g.fix.available && !remaining.count(g.first.key());
-  }
-  return result;
 }
 
 }  // namespace racetrack::race

@@ -37,12 +37,13 @@ void WrongWaits::want(const Hazard& h) {
   by_consumer_[w.consumer].push_back(i);
   by_producer_[w.producer_stream].push_back(i);
   const uint32_t region = h.second.access.region;
-  if (region) by_region_[region].push_back(i);
+  if (!region) return;
+  by_region_[region].push_back(i);
+  if (region < writers_.size()) w.writers = writers_[region];
 }
 
 void WrongWaits::note_regions(const v1::Chunk& chunk) {
   for (const v1::Region& r : chunk.regions()) {
-    if (!by_region_.count(r.id())) continue;
     if (r.alloc_seq())
       allocated_[r.id()] = {r.base(), r.base() + r.size()};
     else
@@ -51,7 +52,6 @@ void WrongWaits::note_regions(const v1::Chunk& chunk) {
 }
 
 void WrongWaits::note(const v1::Op& op) {
-  if (watches_.empty()) return;
   switch (op.what_case()) {
     case v1::Op::kRecord: last_record_[op.record().event()] = {op.seq(), op.stream()}; break;
     case v1::Op::kWait: note_wait(op, op.wait().event()); break;
@@ -72,6 +72,8 @@ void WrongWaits::note(const v1::Op& op) {
       if (auto it = allocated_.find(op.free().region()); it != allocated_.end()) {
         auto at = region_at_.find(it->second.first);
         if (at != region_at_.end() && at->second.second == it->first) region_at_.erase(at);
+        if (it->first < writers_.size()) std::vector<uint32_t>().swap(writers_[it->first]);
+        allocated_.erase(it);
       }
       break;
     default: break;
@@ -113,6 +115,10 @@ void WrongWaits::note_write(uint32_t stream, uint64_t seq, uint32_t region, uint
     if (address >= it->second.first) return;
     region = it->second.second;
   }
+  if (region >= writers_.size()) writers_.resize(region + 1);
+  std::vector<uint32_t>& streams = writers_[region];
+  if (std::find(streams.begin(), streams.end(), stream) == streams.end()) streams.push_back(stream);
+  if (by_region_.empty()) return;
   auto it = by_region_.find(region);
   if (it == by_region_.end()) return;
   for (size_t i : it->second) add_writer(watches_[i], stream, seq);

@@ -18,7 +18,7 @@ namespace racetrack::race {
 
 class WrongWaits {
  public:
-  // Registers a hazard to explain; call for each before the first note().
+  // Registers a hazard to explain; call before note() reaches its first op.
   void want(const Hazard& h);
   // Every chunk's regions, before its ops (the checker's tables keep none).
   void note_regions(const v1::Chunk& chunk);
@@ -62,9 +62,12 @@ class WrongWaits {
   std::unordered_map<uint64_t, std::vector<size_t>> by_consumer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_producer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_region_;
+  // Every region's writing streams so far, by region id (dense, never
+  // reused), so a hazard wanted late still learns the writes before it.
+  std::vector<std::vector<uint32_t>> writers_;
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> region_at_;  // base -> (end, region)
-  // Watched regions an alloc op creates: they own their address only from
-  // that op to their free (allocator blocks reuse addresses).
+  // Regions an alloc op creates: they own their address only from that op
+  // to their free (allocator blocks reuse addresses).
   std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> allocated_;  // region -> (base, end)
   std::unordered_map<uint32_t, Record> last_record_;                       // by event
 };

@@ -20,7 +20,10 @@ class PrefetchingSource {
   // Which thread validates each chunk; tests pin it, everyone else lets the
   // idle one do it.
   enum class Validation { kIdleThread, kReader, kCaller };
-  explicit PrefetchingSource(TraceSource source, Validation validation = Validation::kIdleThread);
+  // `kept_behind`: chunks read() returned that stay valid after it returns
+  // a newer one (the check's fix verifier runs that far behind).
+  explicit PrefetchingSource(TraceSource source, Validation validation = Validation::kIdleThread,
+                             size_t kept_behind = 0);
   PrefetchingSource(const PrefetchingSource&) = delete;
   PrefetchingSource& operator=(const PrefetchingSource&) = delete;
   ~PrefetchingSource();

@@ -1,8 +1,8 @@
 // racetrack check: one streaming pass that applies happens-before and
 // checks every access against the shadow memory, grouping hazards by
-// signature; then, when there are hazards to show, a second pass that
-// explains them and verifies their fixes by re-checking the trace with the
-// fixes applied (docs/check.md).
+// signature, while a few chunks behind it the fixes of the hazards to show
+// are verified and their explanations gathered (fix_verifier.h); a second
+// pass only when that cannot keep up (docs/check.md).
 #pragma once
 
 #include <array>
@@ -36,9 +36,13 @@ struct CheckOptions {
   std::set<std::string> suppressed;  // signatures
   // Keep every hazard (not only each group's first), for tests and --all.
   bool keep_all = false;
-  // Explain and fix shown hazards (a second pass over the file).
+  // Explain shown hazards and verify their fixes.
   bool explain_and_fix = true;
-  // Bytes read of the file in each pass: "checking", then "verifying fixes".
+  // Verify fixes during the pass, a few chunks behind the check; false: in
+  // a second pass over the file (tests compare the two).
+  bool verify_during_pass = true;
+  // Bytes read of the file: "checking", then "verifying fixes" when that
+  // takes a pass of its own.
   Progress progress;
   // The readings of the documentation's "may synchronize" cases
   // (docs/ordering-rules.md, "Assumptions").
@@ -70,7 +74,7 @@ struct CheckResult {
   std::vector<Hazard> shown;        // every hazard of a shown group
   uint64_t shadow_segments = 0;     // at the end, for memory accounting
   uint64_t inferred_accesses = 0;   // kernel accesses given inferred extents
-  bool fixes_checked = false;       // the second pass ran
+  bool fixes_checked = false;       // fixes were verified
   bool fixes_verified = false;      // the re-check with all fixes was clean
   uint64_t hazards_after_fixes = 0;
   ModeUse modes;  // where the kernels' modes came from
@@ -81,10 +85,23 @@ struct CheckResult {
   uint64_t shown_groups() const;
 };
 
+// Told the order of every op a checker applies, instead of its memory
+// being checked (fix_verifier.h), and the hazards it finds without it: a
+// graph's captured addresses, captures left unjoined, and external agents'
+// transfers in flight.
+class OrderObserver {
+ public:
+  virtual ~OrderObserver() = default;
+  virtual void on_order(const v1::Op& op, const hb::OpOrder& order) = 0;
+  virtual void on_report(const HazardSide& first, const HazardSide& second) = 0;
+};
+
 // The streaming engine of one pass.
 class Checker {
  public:
-  explicit Checker(const CheckOptions& options);
+  // With an observer, the checker keeps no shadow memory and tells it what
+  // it finds instead of reporting.
+  explicit Checker(const CheckOptions& options, OrderObserver* observer = nullptr);
   ~Checker();
 
   void add_chunk(const v1::Chunk& chunk);
@@ -94,6 +111,10 @@ class Checker {
   void add_op(const v1::Op& op);
   CheckResult finish();
   const TraceTables& tables() const;
+  // The hazards of shown groups so far (CheckResult::shown as it grows),
+  // and whether each was its group's first when reported.
+  const std::vector<Hazard>& shown_so_far() const;
+  bool was_group_first(size_t shown_index) const;
   // Set once an op names an undefined thread or stream; later ops are skipped.
   std::optional<std::string> bad_input() const;
 
@@ -102,8 +123,8 @@ class Checker {
   std::unique_ptr<State> s_;
 };
 
-// Checks a trace file of any encoding: pass 1, then (with explain_and_fix
-// and hazards to show) pass 2.
+// Checks a trace file of any encoding, explaining shown hazards and
+// verifying their fixes with explain_and_fix (docs/check.md).
 Result<CheckResult> check_file(const std::string& path, const CheckOptions& options);
 
 // Checks a trace held in memory (one pass; tests).

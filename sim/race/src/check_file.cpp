@@ -1,0 +1,175 @@
+// check_file: the check's pass over a trace file, with fixes verified a
+// chunk behind it, or in a pass of their own when that cannot keep up
+// (fix_verifier.h, docs/check.md "Verifying fixes").
+#include <deque>
+#include <memory>
+
+#include "fix_verifier.h"
+#include "racetrack/race/checker.h"
+#include "racetrack/race/external_agents.h"
+#include "racetrack/race/graph_lifetime_text.h"
+#include "racetrack/race/pdl.h"
+#include "racetrack/traces/prefetch.h"
+#include "racetrack/traces/trace_io.h"
+#include "tick_map.h"
+#include "wrong_wait.h"
+
+namespace racetrack::race {
+namespace {
+
+// Chunks the verifier runs behind the check: a hazard found in a chunk
+// whose first op (and the op its explanation names) lie no further back
+// is verified without a second pass.
+constexpr size_t kVerifyLag = 1;
+
+std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& waits, const TraceTables& t) {
+  if (h.second.graph_lifetime != GraphLifetime::kNone) return graph_lifetime_explanation(h, t);
+  if (h.first.external_agent) return external_explanation(h, t);
+  if (h.programmatic.wait_seq) return programmatic_explanation(h, t);
+  if (std::string wrong = waits.explain(h, t); !wrong.empty()) return wrong;
+  const HazardSide& a = h.first;
+  const HazardSide& b = h.second;
+  const std::string where_a = a.stream ? t.stream_label(a.stream) : "host thread " + std::to_string(a.thread);
+  const std::string where_b = b.stream ? t.stream_label(b.stream) : "host thread " + std::to_string(b.thread);
+  const std::string second = "#" + std::to_string(b.seq) + " on " + where_b;
+  if (h.pdl) return pdl_explanation(h, t);
+  if (a.access.node)
+    return second + " is not ordered after graph node " + std::to_string(a.access.node - 1) + " of launch #" +
+           std::to_string(a.seq);
+  if (h.ordered_up_to_tick == 0)
+    return second + " is not ordered after anything on " + where_a + ", where the racing op #" +
+           std::to_string(a.seq) + " runs";
+  const auto* point = ticks.find(a, h.ordered_up_to_tick);
+  const std::string upto =
+      point ? "#" + std::to_string(point->first) + " (" + point->second + ")" : "an earlier op";
+  return second + " is ordered after " + where_a + " only up to " + upto + ", but the racing op is #" +
+         std::to_string(a.seq);
+}
+
+// Reads `path` again from the start into `verifier`, every chunk or the
+// first `chunks` of them.
+Status verify_from_start(const std::string& path, FixVerifier& verifier, const CheckOptions& options,
+                         uint64_t chunks = UINT64_MAX) {
+  auto reopened = TraceSource::open_unchecked(path);  // the check validated it
+  if (!reopened) return reopened.error();
+  PrefetchingSource source(std::move(*reopened));
+  for (uint64_t n = 0; n < chunks; ++n) {
+    auto chunk = source.read();
+    if (!chunk) return chunk.error();
+    if (!*chunk) break;
+    verifier.add_chunk(**chunk);
+    if (options.progress) options.progress("verifying fixes", source.position(), source.size());
+  }
+  return Ok{};
+}
+
+// The verdicts of a verifier that has seen the whole trace.
+void take_verdicts(const FixVerifier& verifier, CheckResult& result) {
+  result.hazards_after_fixes = 0;
+  for (const Hazard& h : result.shown) result.hazards_after_fixes += verifier.unordered(h.key());
+  result.fixes_verified = result.hazards_after_fixes == 0;
+  for (HazardGroup& g : result.groups) {
+    if (!g.shown) continue;
+    g.explanation = explain(g.first, verifier.ticks(), verifier.waits(), *result.tables);
+    g.fix.verified = g.fix.available && !verifier.unordered(g.first.key());
+  }
+}
+
+// Verification during the pass: the verifier, started at the first hazard
+// to show, learns each one as the check reports it.
+class VerifyingPass {
+ public:
+  VerifyingPass(const std::string& path, const CheckOptions& options)
+      : path_(path), options_(options), on_(options.explain_and_fix && options.verify_during_pass) {}
+
+  // After the check took a chunk, which stays valid for kVerifyLag more.
+  Status after_chunk(const v1::Chunk& chunk, const Checker& checker) {
+    behind_.push_back(&chunk);
+    ++chunks_;
+    if (auto status = learn(checker); !status) return status;
+    while (behind_.size() > kVerifyLag) {
+      if (verifier_) verifier_->add_chunk(*behind_.front());
+      behind_.pop_front();
+    }
+    return Ok{};
+  }
+
+  // At the end of the pass: the verifier, or null when verification needs a
+  // pass of its own.
+  std::unique_ptr<FixVerifier> finish() {
+    if (!verifier_ || verifier_->gave_up()) return nullptr;
+    for (const v1::Chunk* chunk : behind_) verifier_->add_chunk(*chunk);
+    verifier_->finish();
+    return verifier_->gave_up() ? nullptr : std::move(verifier_);
+  }
+
+ private:
+  Status learn(const Checker& checker) {
+    const std::vector<Hazard>& shown = checker.shown_so_far();
+    if (!on_ || learned_ == shown.size()) return Ok{};
+    if (!verifier_) verifier_ = std::make_unique<FixVerifier>(options_);
+    const size_t first_new = learned_;
+    for (; learned_ < shown.size(); ++learned_) {
+      const Hazard& h = shown[learned_];
+      verifier_->want_fix(h, suggest_fix(h, checker.tables()));
+      if (checker.was_group_first(learned_)) verifier_->want_explanation(h);
+    }
+    if (verifier_->gave_up()) {
+      on_ = false;
+      verifier_.reset();
+    } else if (first_new == 0) {
+      // Started now: the chunks before those still held are read again.
+      return verify_from_start(path_, *verifier_, {}, chunks_ - behind_.size());
+    }
+    return Ok{};
+  }
+
+  const std::string& path_;
+  const CheckOptions& options_;
+  bool on_;
+  std::unique_ptr<FixVerifier> verifier_;
+  std::deque<const v1::Chunk*> behind_;  // checked, not yet verified
+  uint64_t chunks_ = 0;
+  size_t learned_ = 0;
+};
+
+}  // namespace
+
+Result<CheckResult> check_file(const std::string& path, const CheckOptions& options) {
+  auto opened = TraceSource::open(path);
+  if (!opened) return opened.error();
+  // Decodes the next chunk while this one is checked, and keeps the chunks
+  // the verifier has still to apply.
+  PrefetchingSource source(std::move(*opened), PrefetchingSource::Validation::kIdleThread, kVerifyLag);
+  Checker checker(options);
+  VerifyingPass verifying(path, options);
+  for (;;) {
+    auto chunk = source.read();
+    if (!chunk) return chunk.error();
+    if (!*chunk) break;
+    checker.add_chunk(**chunk);
+    if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
+    if (auto status = verifying.after_chunk(**chunk, checker); !status) return status.error();
+    if (options.progress) options.progress("checking", source.position(), source.size());
+  }
+  std::unique_ptr<FixVerifier> verifier = verifying.finish();
+  CheckResult result = checker.finish();
+  result.fixes_verified = result.shown.empty();
+  if (!options.explain_and_fix || result.shown.empty()) return result;
+  result.fixes_checked = true;
+
+  if (!verifier) {
+    // A pass of its own, every hazard known before it starts.
+    verifier = std::make_unique<FixVerifier>(options);
+    for (const Hazard& h : result.shown) verifier->want_fix(h, suggest_fix(h, *result.tables));
+    for (const HazardGroup& g : result.groups)
+      if (g.shown) verifier->want_explanation(g.first);
+    if (auto status = verify_from_start(path, *verifier, options); !status) return status.error();
+    verifier->finish();
+  }
+  if (auto why = verifier->bad_input()) return Error{*why, {}, path};
+  take_verdicts(*verifier, result);
+  return result;
+}
+
+}  // namespace racetrack::race
