@@ -3,8 +3,10 @@
 // (fix_verifier.h, docs/check.md "Verifying fixes").
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "fix_verifier.h"
+#include "verifier_thread.h"
 #include "racetrack/race/checker.h"
 #include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
@@ -46,21 +48,27 @@ std::string explain(const Hazard& h, const TickMap& ticks, const WrongWaits& wai
          std::to_string(a.seq);
 }
 
-// Reads `path` again from the start into `verifier`, every chunk or the
-// first `chunks` of them.
+// Reads `path` again from the start into `verifier`: every chunk, on a
+// reader thread; or the first `chunks`, on this one (a reader would decode
+// one chunk past them).
 Status verify_from_start(const std::string& path, FixVerifier& verifier, const CheckOptions& options,
-                         uint64_t chunks = UINT64_MAX) {
+                         std::optional<uint64_t> chunks = std::nullopt) {
+  if (chunks == 0) return Ok{};
   auto reopened = TraceSource::open_unchecked(path);  // the check validated it
   if (!reopened) return reopened.error();
+  auto apply = [&](auto& source, uint64_t count) -> Status {
+    for (uint64_t n = 0; n < count; ++n) {
+      auto chunk = source.read();
+      if (!chunk) return chunk.error();
+      if (!*chunk) break;
+      verifier.add_chunk(**chunk);
+      if (options.progress) options.progress("verifying fixes", source.position(), source.size());
+    }
+    return Ok{};
+  };
+  if (chunks) return apply(*reopened, *chunks);
   PrefetchingSource source(std::move(*reopened));
-  for (uint64_t n = 0; n < chunks; ++n) {
-    auto chunk = source.read();
-    if (!chunk) return chunk.error();
-    if (!*chunk) break;
-    verifier.add_chunk(**chunk);
-    if (options.progress) options.progress("verifying fixes", source.position(), source.size());
-  }
-  return Ok{};
+  return apply(source, UINT64_MAX);
 }
 
 // The verdicts of a verifier that has seen the whole trace.
@@ -75,60 +83,90 @@ void take_verdicts(const FixVerifier& verifier, CheckResult& result) {
   }
 }
 
-// Verification during the pass: the verifier, started at the first hazard
-// to show, learns each one as the check reports it.
+// Verification during the pass: the verifier, started on a thread of its
+// own at the first hazard to show, learns each one as the check reports it.
 class VerifyingPass {
  public:
   VerifyingPass(const std::string& path, const CheckOptions& options)
       : path_(path), options_(options), on_(options.explain_and_fix && options.verify_during_pass) {}
 
-  // After the check took a chunk, which stays valid for kVerifyLag more.
-  Status after_chunk(const v1::Chunk& chunk, const Checker& checker) {
+  // Before the check reads its next chunk, the reader may reuse the memory
+  // of every chunk but the check's, the kVerifyLag behind it and one the
+  // verifier is still applying.
+  void before_read() {
+    if (thread_) thread_->wait_for_chunks(1);
+  }
+
+  // After the check took a chunk.
+  void after_chunk(const v1::Chunk& chunk, const Checker& checker) {
     behind_.push_back(&chunk);
     ++chunks_;
-    if (auto status = learn(checker); !status) return status;
-    while (behind_.size() > kVerifyLag) {
-      if (verifier_) verifier_->add_chunk(*behind_.front());
-      behind_.pop_front();
-    }
-    return Ok{};
+    learn(checker);
+    for (; behind_.size() > kVerifyLag; behind_.pop_front())
+      if (thread_) {
+        const v1::Chunk* next = behind_.front();
+        thread_->post(
+            [next](FixVerifier& v) {
+              v.add_chunk(*next);
+              return Status{Ok{}};
+            },
+            true);
+      }
   }
 
   // At the end of the pass: the verifier, or null when verification needs a
   // pass of its own.
-  std::unique_ptr<FixVerifier> finish() {
-    if (!verifier_ || verifier_->gave_up()) return nullptr;
-    for (const v1::Chunk* chunk : behind_) verifier_->add_chunk(*chunk);
-    verifier_->finish();
-    return verifier_->gave_up() ? nullptr : std::move(verifier_);
+  Result<std::unique_ptr<FixVerifier>> finish() {
+    if (!thread_) return std::unique_ptr<FixVerifier>();
+    for (const v1::Chunk* chunk : behind_)
+      thread_->post([chunk](FixVerifier& v) {
+        v.add_chunk(*chunk);
+        return Status{Ok{}};
+      });
+    auto verifier = thread_->finish();
+    if (!verifier) return verifier.error();
+    (*verifier)->finish();
+    if ((*verifier)->gave_up()) return std::unique_ptr<FixVerifier>();
+    return std::move(*verifier);
   }
 
  private:
-  Status learn(const Checker& checker) {
+  struct Learned {
+    Hazard hazard;
+    Fix fix;
+    bool group_first;
+  };
+
+  void learn(const Checker& checker) {
     const std::vector<Hazard>& shown = checker.shown_so_far();
-    if (!on_ || learned_ == shown.size()) return Ok{};
-    if (!verifier_) verifier_ = std::make_unique<FixVerifier>(options_);
-    const size_t first_new = learned_;
+    if (!on_ || learned_ == shown.size()) return;
+    const bool starting = !thread_;
+    if (starting) thread_ = std::make_unique<VerifierThread>(std::make_unique<FixVerifier>(options_));
+    // Fixes are worded here: the check's tables are the check thread's.
+    std::vector<Learned> batch;
     for (; learned_ < shown.size(); ++learned_) {
       const Hazard& h = shown[learned_];
-      verifier_->want_fix(h, suggest_fix(h, checker.tables()));
-      if (checker.was_group_first(learned_)) verifier_->want_explanation(h);
+      batch.push_back({h, suggest_fix(h, checker.tables()), checker.was_group_first(learned_)});
     }
-    if (verifier_->gave_up()) {
-      on_ = false;
-      verifier_.reset();
-    } else if (first_new == 0) {
-      // Started now: the chunks before those still held are read again.
-      return verify_from_start(path_, *verifier_, {}, chunks_ - behind_.size());
+    thread_->post([batch = std::move(batch)](FixVerifier& v) {
+      for (const Learned& l : batch) {
+        v.want_fix(l.hazard, l.fix);
+        if (l.group_first) v.want_explanation(l.hazard);
+      }
+      return Status{Ok{}};
+    });
+    if (starting) {
+      // The chunks before those still held are read again.
+      const uint64_t before = chunks_ - behind_.size();
+      thread_->post([path = path_, before](FixVerifier& v) { return verify_from_start(path, v, {}, before); });
     }
-    return Ok{};
   }
 
   const std::string& path_;
   const CheckOptions& options_;
-  bool on_;
-  std::unique_ptr<FixVerifier> verifier_;
-  std::deque<const v1::Chunk*> behind_;  // checked, not yet verified
+  const bool on_;
+  std::unique_ptr<VerifierThread> thread_;
+  std::deque<const v1::Chunk*> behind_;  // checked, not yet given to the verifier
   uint64_t chunks_ = 0;
   size_t learned_ = 0;
 };
@@ -144,15 +182,18 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   Checker checker(options);
   VerifyingPass verifying(path, options);
   for (;;) {
+    verifying.before_read();
     auto chunk = source.read();
     if (!chunk) return chunk.error();
     if (!*chunk) break;
     checker.add_chunk(**chunk);
     if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
-    if (auto status = verifying.after_chunk(**chunk, checker); !status) return status.error();
+    verifying.after_chunk(**chunk, checker);
     if (options.progress) options.progress("checking", source.position(), source.size());
   }
-  std::unique_ptr<FixVerifier> verifier = verifying.finish();
+  auto verified = verifying.finish();
+  if (!verified) return verified.error();
+  std::unique_ptr<FixVerifier> verifier = std::move(*verified);
   CheckResult result = checker.finish();
   result.fixes_verified = result.shown.empty();
   if (!options.explain_and_fix || result.shown.empty()) return result;

@@ -217,17 +217,9 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
       }
       v1::Op& wait = *out_.add_ops();
       wait.set_seq(wait_seq++);
-      wait.set_thread(e.thread);
       wait.set_host_start(op.host_start());
       wait.set_host_end(op.host_start());
-      const uint32_t event = waited_event(i);
-      if (e.wait_stream) {
-        wait.set_stream(e.wait_stream);
-        wait.mutable_wait()->set_event(event);
-      } else {
-        wait.mutable_sync()->set_kind(v1::SYNC_EVENT);
-        wait.mutable_sync()->set_event(event);
-      }
+      set_fix_wait(wait, e, waited_event(i));
       inserted_.push_back(wait.seq());
     }
     v1::Op& copy = *out_.add_ops();
@@ -255,6 +247,17 @@ const v1::Chunk& FixRewriter::rewrite(const v1::Chunk& in) {
   }
   std::sort(inserted_.begin(), inserted_.end());
   return out_;
+}
+
+void set_fix_wait(v1::Op& op, const FixEdit& e, uint32_t event) {
+  op.set_thread(e.thread);
+  if (e.wait_stream) {
+    op.set_stream(e.wait_stream);
+    op.mutable_wait()->set_event(event);
+  } else {
+    op.mutable_sync()->set_kind(v1::SYNC_EVENT);
+    op.mutable_sync()->set_event(event);
+  }
 }
 
 std::vector<FixEdit> fix_edits(const CheckResult& result) {

@@ -25,14 +25,7 @@ void FixOps::add(const FixEdit& e) {
   }
   v1::Op& wait = before_[e.before_seq].emplace_back();
   wait.set_seq(e.before_seq);
-  wait.set_thread(e.thread);
-  if (e.wait_stream) {
-    wait.set_stream(e.wait_stream);
-    wait.mutable_wait()->set_event(event);
-  } else {
-    wait.mutable_sync()->set_kind(v1::SYNC_EVENT);
-    wait.mutable_sync()->set_event(event);
-  }
+  set_fix_wait(wait, e, event);
 }
 
 void FixOps::passed(uint64_t seq) {

@@ -45,6 +45,10 @@ struct Fix {
 
 Fix suggest_fix(const Hazard& h, const TraceTables& tables);
 
+// Makes `op` an edit's wait on `event`: its wait stream's wait, or with none
+// its thread's host synchronisation (seq and times are the caller's).
+void set_fix_wait(v1::Op& op, const FixEdit& e, uint32_t event);
+
 // Drops edits made redundant by another edit from the same record point to
 // the same stream or thread at an earlier op.
 std::vector<FixEdit> merge_edits(std::vector<FixEdit> edits);
