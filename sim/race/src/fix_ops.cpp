@@ -28,11 +28,6 @@ void FixOps::add(const FixEdit& e) {
   set_fix_wait(wait, e, event);
 }
 
-void FixOps::passed(uint64_t seq) {
-  for (Map* m : {&before_, &after_})
-    while (!m->empty() && m->begin()->first <= seq) m->erase(m->begin());
-}
-
 const v1::Op& FixOps::patched(const v1::Op& op) {
   if (!op.has_graph() || !recaptured_.count(op.seq())) return op;
   patched_ = op;

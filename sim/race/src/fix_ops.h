@@ -20,7 +20,10 @@ class FixOps {
   const std::vector<v1::Op>* before(uint64_t seq) const { return find(before_, seq); }
   const std::vector<v1::Op>* after(uint64_t seq) const { return find(after_, seq); }
   // Drops the ops around the trace's ops up to `seq`, which are done.
-  void passed(uint64_t seq);
+  void passed(uint64_t seq) {
+    for (Map* m : {&before_, &after_})
+      while (!m->empty() && m->begin()->first <= seq) m->erase(m->begin());
+  }
   // The op as re-checked: a re-captured launch names the capture inserted
   // right before it (which has its seq).
   const v1::Op& patched(const v1::Op& op);

@@ -39,7 +39,7 @@ void WrongWaits::want(const Hazard& h) {
   const uint32_t region = h.second.access.region;
   if (!region) return;
   by_region_[region].push_back(i);
-  if (region < writers_.size()) w.writers = writers_[region];
+  if (auto it = writers_.find(region); it != writers_.end()) w.writers = it->second;
 }
 
 void WrongWaits::note_regions(const v1::Chunk& chunk) {
@@ -72,7 +72,7 @@ void WrongWaits::note(const v1::Op& op) {
       if (auto it = allocated_.find(op.free().region()); it != allocated_.end()) {
         auto at = region_at_.find(it->second.first);
         if (at != region_at_.end() && at->second.second == it->first) region_at_.erase(at);
-        if (it->first < writers_.size()) std::vector<uint32_t>().swap(writers_[it->first]);
+        writers_.erase(it->first);
         allocated_.erase(it);
       }
       break;
@@ -115,7 +115,6 @@ void WrongWaits::note_write(uint32_t stream, uint64_t seq, uint32_t region, uint
     if (address >= it->second.first) return;
     region = it->second.second;
   }
-  if (region >= writers_.size()) writers_.resize(region + 1);
   std::vector<uint32_t>& streams = writers_[region];
   if (std::find(streams.begin(), streams.end(), stream) == streams.end()) streams.push_back(stream);
   if (by_region_.empty()) return;

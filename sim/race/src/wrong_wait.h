@@ -62,9 +62,10 @@ class WrongWaits {
   std::unordered_map<uint64_t, std::vector<size_t>> by_consumer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_producer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_region_;
-  // Every region's writing streams so far, by region id (dense, never
-  // reused), so a hazard wanted late still learns the writes before it.
-  std::vector<std::vector<uint32_t>> writers_;
+  // Every live region's writing streams so far, so a hazard wanted late
+  // still learns the writes before it (dropped at the region's free: its id
+  // is never reused).
+  std::unordered_map<uint32_t, std::vector<uint32_t>> writers_;
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> region_at_;  // base -> (end, region)
   // Regions an alloc op creates: they own their address only from that op
   // to their free (allocator blocks reuse addresses).
