@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "fix_verifier.h"
-#include "verifier_thread.h"
 #include "racetrack/race/checker.h"
 #include "racetrack/race/external_agents.h"
 #include "racetrack/race/graph_lifetime_text.h"
@@ -14,6 +13,7 @@
 #include "racetrack/traces/prefetch.h"
 #include "racetrack/traces/trace_io.h"
 #include "tick_map.h"
+#include "verifier_thread.h"
 #include "wrong_wait.h"
 
 namespace racetrack::race {
@@ -158,7 +158,8 @@ class VerifyingPass {
     if (starting) {
       // The chunks before those still held are read again.
       const uint64_t before = chunks_ - behind_.size();
-      thread_->post([path = path_, before](FixVerifier& v) { return verify_from_start(path, v, {}, before); });
+      thread_->post(
+          [path = path_, before](FixVerifier& v) { return verify_from_start(path, v, {}, before); });
     }
   }
 

@@ -29,13 +29,15 @@ void FixVerifier::want_fix(const Hazard& h, const Fix& fix) {
   if (gave_up_) return;
   const FixEdit& e = fix.edit;
   const bool records = fix.available && !e.existing_event && !e.recapture;
-  const bool record_ahead = !records || ahead(e.after_seq);
-  if (!ahead(h.first.seq) || !record_ahead) {
+  // A pair order makes takes its first op's epoch there; the others are
+  // found again at their second op.
+  const bool by_order = made_by_order(h);
+  if (!ahead(by_order ? h.first.seq : h.second.seq) || (records && !ahead(e.after_seq))) {
     gave_up_ = true;
     return;
   }
   if (fix.available) fix_ops_.add(fix.edit);
-  if (!made_by_order(h)) {
+  if (!by_order) {
     found_again_.insert(h.key());
     return;
   }
@@ -50,7 +52,11 @@ void FixVerifier::want_fix(const Hazard& h, const Fix& fix) {
 }
 
 void FixVerifier::want_explanation(const Hazard& h) {
-  if (gave_up_) return;
+  // Graph lifetimes, external agents and programmatic events are explained
+  // from the hazard alone (check_file.cpp, explain()).
+  if (gave_up_ || h.second.graph_lifetime != GraphLifetime::kNone || h.first.external_agent ||
+      h.programmatic.wait_seq)
+    return;
   if (!ahead(h.first.seq) || !ticks_.want(h.first, h.ordered_up_to_tick)) {
     gave_up_ = true;
     return;
