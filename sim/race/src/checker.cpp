@@ -7,19 +7,12 @@
 #include <tuple>
 
 #include "access_order.h"
-#include "fix_ops.h"
-#include "fix_verifier.h"
 #include "racetrack/race/collectives.h"
 #include "racetrack/race/external_agents.h"
-#include "racetrack/race/graph_lifetime_text.h"
 #include "racetrack/race/graph_lifetimes.h"
 #include "racetrack/race/pdl.h"
 #include "racetrack/race/settle.h"
-#include "racetrack/traces/prefetch.h"
-#include "racetrack/traces/trace_io.h"
 #include "recorded_events.h"
-#include "tick_map.h"
-#include "wrong_wait.h"
 
 namespace racetrack::race {
 namespace {
@@ -121,7 +114,7 @@ struct Checker::State {
   void report_conflicts(uint32_t side, const hb::OpOrder& o);
 
   CheckOptions options;
-  OrderObserver* observer;  // set: apply happens-before only, and tell it
+  OrderObserver* observer;  // set: no shadow memory; findings go to it (fix_verifier.h)
   std::shared_ptr<TraceTables> tables_ptr;
   TraceTables& tables;
   hb::HappensBefore hb;
