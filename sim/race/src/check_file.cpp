@@ -103,26 +103,14 @@ class VerifyingPass {
     ++chunks_;
     learn(checker);
     for (; behind_.size() > kVerifyLag; behind_.pop_front())
-      if (thread_) {
-        const v1::Chunk* next = behind_.front();
-        thread_->post(
-            [next](FixVerifier& v) {
-              v.add_chunk(*next);
-              return Status{Ok{}};
-            },
-            true);
-      }
+      if (thread_) post_chunk(behind_.front(), true);
   }
 
   // At the end of the pass: the verifier, or null when verification needs a
   // pass of its own.
   Result<std::unique_ptr<FixVerifier>> finish() {
     if (!thread_) return std::unique_ptr<FixVerifier>();
-    for (const v1::Chunk* chunk : behind_)
-      thread_->post([chunk](FixVerifier& v) {
-        v.add_chunk(*chunk);
-        return Status{Ok{}};
-      });
+    for (const v1::Chunk* chunk : behind_) post_chunk(chunk, false);
     auto verifier = thread_->finish();
     if (!verifier) return verifier.error();
     (*verifier)->finish();
@@ -136,6 +124,16 @@ class VerifyingPass {
     Fix fix;
     bool group_first;
   };
+
+  // `counted`: the check waits for it before reusing its memory.
+  void post_chunk(const v1::Chunk* chunk, bool counted) {
+    thread_->post(
+        [chunk](FixVerifier& v) {
+          v.add_chunk(*chunk);
+          return Status{Ok{}};
+        },
+        counted);
+  }
 
   void learn(const Checker& checker) {
     const std::vector<Hazard>& shown = checker.shown_so_far();
