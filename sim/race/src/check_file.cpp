@@ -144,7 +144,9 @@ class VerifyingPass {
     std::vector<Learned> batch;
     for (; learned_ < shown.size(); ++learned_) {
       const Hazard& h = shown[learned_];
-      batch.push_back({h, suggest_fix(h, checker.tables()), checker.was_group_first(learned_)});
+      // A group's first since superseded needs no explanation; the final
+      // one is the first when the chunk that reported it is done.
+      batch.push_back({h, suggest_fix(h, checker.tables()), checker.is_group_first(h)});
     }
     thread_->post([batch = std::move(batch)](FixVerifier& v) {
       for (const Learned& l : batch) {

@@ -140,7 +140,6 @@ struct Checker::State {
   std::unordered_map<std::string, uint32_t> stripped_ids;
   std::vector<std::string> stripped_text{""};
   CheckResult result;
-  std::vector<bool> shown_first;         // by result.shown: it became its group's first
   std::optional<std::string> bad_input;  // the trace is inconsistent: stop
 };
 
@@ -325,10 +324,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
     g.first = h;  // show the strongest instance, the first of its evidence
   }
   if (options.keep_all) result.all.push_back(h);
-  if (shown) {
-    result.shown.push_back(std::move(h));
-    shown_first.push_back(strongest);
-  }
+  if (shown) result.shown.push_back(std::move(h));
 }
 
 void Checker::State::check_captured_address(const v1::Op& op, const ResolvedAccess& a, HazardSide& side,
@@ -507,8 +503,8 @@ const std::vector<Hazard>& Checker::shown_so_far() const {
   return s_->result.shown;
 }
 
-bool Checker::was_group_first(size_t shown_index) const {
-  return s_->shown_first[shown_index];
+bool Checker::is_group_first(const Hazard& h) const {
+  return s_->result.groups[h.group].first.key() == h.key();
 }
 
 std::optional<std::string> Checker::bad_input() const {

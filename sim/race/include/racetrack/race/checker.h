@@ -1,8 +1,8 @@
 // racetrack check: one streaming pass that applies happens-before and
 // checks every access against the shadow memory, grouping hazards by
-// signature, while a few chunks behind it the fixes of the hazards to show
-// are verified and their explanations gathered (fix_verifier.h); a second
-// pass only when that cannot keep up (docs/check.md).
+// signature, while a chunk behind it the fixes of the hazards to show are
+// verified and their explanations gathered (fix_verifier.h); a second pass
+// only when that cannot keep up (docs/check.md).
 #pragma once
 
 #include <array>
@@ -38,8 +38,8 @@ struct CheckOptions {
   bool keep_all = false;
   // Explain shown hazards and verify their fixes.
   bool explain_and_fix = true;
-  // Verify fixes during the pass, a few chunks behind the check; false: in
-  // a second pass over the file (tests compare the two).
+  // Verify fixes during the pass, a chunk behind the check; false: in a
+  // second pass over the file (tests compare the two).
   bool verify_during_pass = true;
   // Bytes read of the file: "checking", then "verifying fixes" when that
   // takes a pass of its own.
@@ -75,7 +75,7 @@ struct CheckResult {
   uint64_t shadow_segments = 0;     // at the end, for memory accounting
   uint64_t inferred_accesses = 0;   // kernel accesses given inferred extents
   bool fixes_checked = false;       // fixes were verified
-  bool fixes_verified = false;      // the re-check with all fixes was clean
+  bool fixes_verified = false;      // every shown hazard is gone with all fixes in
   uint64_t hazards_after_fixes = 0;
   ModeUse modes;  // where the kernels' modes came from
   // The trace's names (strings, streams, threads, events), for reports.
@@ -112,9 +112,9 @@ class Checker {
   CheckResult finish();
   const TraceTables& tables() const;
   // The hazards of shown groups so far (CheckResult::shown as it grows),
-  // and whether each was its group's first when reported.
+  // and whether one is its group's first so far (what gets explained).
   const std::vector<Hazard>& shown_so_far() const;
-  bool was_group_first(size_t shown_index) const;
+  bool is_group_first(const Hazard& h) const;
   // Set once an op names an undefined thread or stream; later ops are skipped.
   std::optional<std::string> bad_input() const;
 
