@@ -39,6 +39,7 @@ std::string format_duration(double ns) {
 Status gather_stats(const std::string& path, TraceStats& stats) {
   auto source = TraceSource::open_unchecked(path);
   if (!source) return source.error();
+  stats.tables.set_regions(RegionDetail::kNone);
   for (;;) {
     auto more = source->read();
     if (!more) return more.error();
@@ -46,6 +47,13 @@ Status gather_stats(const std::string& path, TraceStats& stats) {
     const v1::Chunk& chunk = **more;
     ++stats.chunks;
     stats.tables.add(chunk);
+    for (const v1::Region& r : chunk.regions()) {
+      if (r.id() != stats.regions + 1) continue;  // as the tables skip ids out of order
+      ++stats.regions;
+      RegionTotal& total = stats.regions_by_space[std::string(space_name(r.space()))];
+      ++total.count;
+      total.bytes += r.size();
+    }
     stats.operator_values += static_cast<uint64_t>(chunk.values_size());
     for (const v1::Op& op : chunk.ops()) {
       ++stats.ops;
@@ -103,15 +111,9 @@ std::string format_stats(const TraceStats& s) {
     for (const auto& [dir, bytes] : s.bytes_per_direction)
       out << "  " << dir << ": " << format_bytes(bytes) << "\n";
   }
-  std::map<std::string, std::pair<uint64_t, uint64_t>> by_space;  // count, bytes
-  for (const auto& r : t.regions()) {
-    auto& e = by_space[std::string(space_name(r.space()))];
-    ++e.first;
-    e.second += r.size();
-  }
-  out << "\nregions: " << t.regions().size() << "\n";
-  for (const auto& [space, e] : by_space)
-    out << "  " << space << ": " << e.first << " (" << format_bytes(e.second) << ")\n";
+  out << "\nregions: " << s.regions << "\n";
+  for (const auto& [space, total] : s.regions_by_space)
+    out << "  " << space << ": " << total.count << " (" << format_bytes(total.bytes) << ")\n";
   out << "\nNVTX ranges: " << s.nvtx_paths.size() << " distinct paths\n";
   return out.str();
 }

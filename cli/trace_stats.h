@@ -12,8 +12,15 @@
 
 namespace racetrack::cli {
 
+// Regions of one space: how many, and their bytes.
+struct RegionTotal {
+  uint64_t count = 0, bytes = 0;
+};
+
 struct TraceStats {
-  TraceTables tables;
+  TraceTables tables;  // without regions, which grow with the trace: they are counted below
+  uint64_t regions = 0;
+  std::map<std::string, RegionTotal> regions_by_space;
   uint64_t ops = 0;
   uint64_t chunks = 0;
   uint64_t operator_values = 0;  // racetrack_torch's values records (racetrack diff)

@@ -71,13 +71,9 @@ std::string format_stats_json(const TraceStats& s, const std::string& path, cons
   for (const auto& [direction, bytes] : s.bytes_per_direction) copied[race::json_id(direction)] = bytes;
   j["bytes_copied"] = std::move(copied);
   json by_space = json::object();
-  for (const auto& r : t.regions()) {
-    json& e = by_space[std::string(space_name(r.space()))];
-    if (e.is_null()) e = {{"count", 0}, {"bytes", 0}};
-    e["count"] = e["count"].get<uint64_t>() + 1;
-    e["bytes"] = e["bytes"].get<uint64_t>() + r.size();
-  }
-  j["regions"] = {{"count", t.regions().size()}, {"by_space", std::move(by_space)}};
+  for (const auto& [space, total] : s.regions_by_space)
+    by_space[space] = {{"count", total.count}, {"bytes", total.bytes}};
+  j["regions"] = {{"count", s.regions}, {"by_space", std::move(by_space)}};
   j["nvtx_paths"] = s.nvtx_paths.size();
   return race::dump_json(j);
 }

@@ -39,7 +39,7 @@ Result<std::vector<MemoryTouch>> scan_memory(const std::string& path, const Memo
   auto source = TraceSource::open_unchecked(path);
   if (!source) return source.error();
   TraceTables tables;
-  tables.set_keep_regions(false);
+  tables.set_regions(RegionDetail::kNone);
   race::AccessResolver resolver({}, code_modes_for(path));
   std::vector<race::ResolvedAccess> accesses;
   std::vector<MemoryTouch> out;

@@ -78,7 +78,7 @@ uint64_t TraceModel::memory_bytes() const {
   for (const Lane& l : lanes_)
     bytes += bytes_of(l.start) + bytes_of(l.end) + bytes_of(l.seq) + bytes_of(l.name) + bytes_of(l.category);
   // Protobuf entities: roughly their serialized size twice over.
-  for (const v1::Region& r : tables_.regions()) bytes += 2 * r.ByteSizeLong() + 48;
+  for (const v1::Region& r : tables_.regions()) bytes += 2 * r.ByteSizeLong() + 48 + sizeof(RegionFacts);
   return bytes;
 }
 
@@ -95,6 +95,8 @@ TraceModelBuilder::TraceModelBuilder(std::string path, Encoding encoding, uint64
   model_->encoding_ = encoding;
   model_->file_size_ = file_size;
   model_->nvtx_names_.emplace_back();
+  // The details panel finds the region an address falls in, by lifetime.
+  model_->tables_.set_regions(RegionDetail::kMessages);
 }
 
 TraceModelBuilder::~TraceModelBuilder() = default;
@@ -139,8 +141,8 @@ uint32_t TraceModelBuilder::op_name(const v1::Op& op) const {
     return e ? e->name() : 0u;
   };
   auto region_label = [&](uint32_t region) {
-    const v1::Region* r = tables.region(region);
-    return r ? r->label() : 0u;
+    const RegionFacts* r = tables.region_facts(region);
+    return r ? r->label : 0u;
   };
   switch (op.what_case()) {
     case v1::Op::kKernel: return op.kernel().name();

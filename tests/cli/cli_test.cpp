@@ -4,6 +4,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 
 #include "racetrack/traces/describe.h"
@@ -185,6 +186,18 @@ TEST_F(Cli, InfoCountsOpsPerKind) {
                     HasSubstr("host testhost, pid 4242"), HasSubstr("device 0: Test GPU sm_90"),
                     HasSubstr("compute"), HasSubstr("offload"), HasSubstr("(with device times)"),
                     HasSubstr("host threads: 2, events: 2"), HasSubstr("D2H: "), HasSubstr("H2D: ")));
+  // Regions are counted per space as they stream by, not kept.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> by_space;  // count, bytes
+  for (const v1::Region& r : trace_.regions()) {
+    auto& [regions, bytes] = by_space[std::string(space_name(r.space()))];
+    ++regions;
+    bytes += r.size();
+  }
+  ASSERT_GE(by_space.size(), 2u);
+  std::string summary = "\nregions: " + std::to_string(trace_.regions_size()) + "\n";
+  for (const auto& [space, totals] : by_space)
+    summary += "  " + space + ": " + std::to_string(totals.first) + " (" + format_bytes(totals.second) + ")\n";
+  EXPECT_THAT(run.out, HasSubstr(summary));
   // The same numbers from the text encoding.
   const CliRun text = racetrack("info " + shell_quote(text_));
   EXPECT_EQ(text.code, 0);

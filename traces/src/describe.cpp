@@ -225,9 +225,10 @@ std::string describe_op(const v1::Op& op, const TraceTables& t) {
     case v1::Op::kAlloc:
     case v1::Op::kFree: {
       const uint32_t id = op.has_alloc() ? op.alloc().region() : op.free().region();
-      if (const v1::Region* r = t.region(id))
-        out += " " + format_bytes(r->size()) + " at " + hex(r->base()) + " (" +
-               std::string(space_name(r->space())) + ", " + std::string(origin_name(r->origin())) + ")";
+      if (const RegionFacts* r = t.region_facts(id))
+        out += " " + format_bytes(r->size) + " at " + hex(r->base) + " (" +
+               std::string(space_name(static_cast<v1::AddressSpace>(r->space))) + ", " +
+               std::string(origin_name(static_cast<v1::RegionOrigin>(r->origin))) + ")";
       break;
     }
     case v1::Op::kHostFunc: append_accesses(out, op.host_func().accesses(), t); break;

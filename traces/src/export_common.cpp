@@ -341,7 +341,7 @@ class Walker {
         text += tables_.region_label(a.region());
         if (a.offset()) text += "+" + std::to_string(a.offset());
         text += " ";
-        if (const v1::Region* r = tables_.region(a.region())) address = r->base() + a.offset();
+        if (const RegionFacts* r = tables_.region_facts(a.region())) address = r->base + a.offset();
       }
       text += hex(address) + " " + format_bytes(a.size());
     }
@@ -350,9 +350,9 @@ class Walker {
 
   void add_region(uint32_t id) {
     add_string("region", tables_.region_label(id));
-    if (const v1::Region* r = tables_.region(id)) {
-      add_pointer("base", r->base());
-      add_uint("size", r->size());
+    if (const RegionFacts* r = tables_.region_facts(id)) {
+      add_pointer("base", r->base);
+      add_uint("size", r->size);
     }
   }
 

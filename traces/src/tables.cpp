@@ -11,6 +11,12 @@ void add_dense(std::vector<T>& into, const Field& from) {
     if (entity.id() == into.size() + 1) into.push_back(entity);
 }
 
+// An enum value in a byte; one out of range (an invalid trace's) becomes
+// 255, which names no value either.
+uint8_t small_enum(int value) {
+  return value >= 0 && value < 255 ? static_cast<uint8_t>(value) : 255;
+}
+
 }  // namespace
 
 void TraceTables::add(const v1::Chunk& chunk) {
@@ -22,7 +28,10 @@ void TraceTables::add(const v1::Chunk& chunk) {
   add_dense(streams_, chunk.streams());
   add_dense(events_, chunk.events());
   add_dense(threads_, chunk.threads());
-  if (keep_regions_) add_dense(regions_, chunk.regions());
+  if (region_detail_ == RegionDetail::kNone) return;
+  for (const v1::Region& r : chunk.regions())
+    if (r.id() == region_facts_.size() + 1) region_facts_.push_back({r.base(), r.size(), r.label(), small_enum(r.space()), small_enum(r.origin())});
+  if (region_detail_ == RegionDetail::kMessages) add_dense(regions_, chunk.regions());
 }
 
 std::string_view TraceTables::string(uint32_t id) const {
@@ -46,8 +55,8 @@ std::string TraceTables::event_label(uint32_t id) const {
 }
 
 std::string TraceTables::region_label(uint32_t id) const {
-  const v1::Region* r = region(id);
-  if (r && r->label()) return std::string(string(r->label()));
+  const RegionFacts* r = region_facts(id);
+  if (r && r->label) return std::string(string(r->label));
   return "region " + std::to_string(id);
 }
 

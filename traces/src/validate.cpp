@@ -16,6 +16,11 @@ std::string op_prefix(const v1::Op& op) {
 
 }  // namespace
 
+Validator::Validator(size_t max_errors) : max_errors_(max_errors) {
+  tables_.set_regions(RegionDetail::kNone);
+  region_size_.push_back(0);
+}
+
 void Validator::report(std::string message) {
   ++error_count_;
   if (errors_.size() < max_errors_) errors_.push_back(Error{std::move(message), offset_, {}});
@@ -28,10 +33,11 @@ void Validator::check_string(uint32_t id, const Name& name) {
            std::to_string(tables_.string_count()) + " strings are defined");
 }
 
-template <typename Field, typename Known>
-static void check_dense(const Field& field, const Known& known, const char* what,
+// `known`: how many of these entities earlier chunks defined.
+template <typename Field>
+static void check_dense(const Field& field, size_t known, const char* what,
                         const std::function<void(std::string)>& report) {
-  size_t next = known.size() + 1;
+  size_t next = known + 1;
   for (const auto& entity : field) {
     if (entity.id() != next)
       report(std::string(what) + " id " + std::to_string(entity.id()) + " is out of order: expected " +
@@ -54,10 +60,12 @@ void Validator::check_entities(const v1::Chunk& chunk) {
   }
   // Validate against the tables as they will be once this chunk is added,
   // so entities may refer to strings defined in the same chunk.
-  check_dense(chunk.streams(), tables_.streams(), "stream", rep);
-  check_dense(chunk.events(), tables_.events(), "event", rep);
-  check_dense(chunk.threads(), tables_.threads(), "host thread", rep);
-  check_dense(chunk.regions(), tables_.regions(), "region", rep);
+  check_dense(chunk.streams(), tables_.streams().size(), "stream", rep);
+  check_dense(chunk.events(), tables_.events().size(), "event", rep);
+  check_dense(chunk.threads(), tables_.threads().size(), "host thread", rep);
+  check_dense(chunk.regions(), region_size_.size() - 1, "region", rep);
+  for (const auto& r : chunk.regions())
+    if (r.id() == region_size_.size()) region_size_.push_back(r.size());
   tables_.add(chunk);
   const auto& header = tables_.header();
   for (const auto& s : chunk.streams()) {
@@ -85,7 +93,7 @@ void Validator::check_entities(const v1::Chunk& chunk) {
       report(what() + " is freed (seq " + std::to_string(r.free_seq()) + ") before it is allocated (seq " +
              std::to_string(r.alloc_seq()) + ")");
   }
-  region_state_.resize(tables_.regions().size() + 1, 0);
+  region_state_.resize(region_size_.size(), 0);
   check_modules(chunk);
   check_values(chunk);
 }
@@ -194,11 +202,11 @@ void Validator::check_memset(const v1::Op& op, const v1::Memset& m, std::string_
 
 void Validator::check_access(const v1::Op& op, const v1::Access& a) {
   if (a.region()) {
-    if (!check_ref(op, "region", a.region(), tables_.regions().size())) return;
-    const v1::Region* r = tables_.region(a.region());
-    if (a.offset() + a.size() < a.offset() || a.offset() + a.size() > r->size())
+    if (!check_ref(op, "region", a.region(), region_size_.size() - 1)) return;
+    const uint64_t region_size = region_size_[a.region()];
+    if (a.offset() + a.size() < a.offset() || a.offset() + a.size() > region_size)
       report(op_prefix(op) + "access [" + std::to_string(a.offset()) + ", +" + std::to_string(a.size()) +
-             ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(r->size()) +
+             ") lies outside region " + std::to_string(a.region()) + " of " + std::to_string(region_size) +
              " bytes");
   } else {
     check_range(op, {}, "access", a.address(), a.size());
@@ -232,7 +240,7 @@ void Validator::check_op(const v1::Op& op) {
 
   const size_t streams = tables_.streams().size();
   const size_t events = tables_.events().size();
-  const size_t regions = tables_.regions().size();
+  const size_t regions = region_size_.size() - 1;
   auto needs_stream = [&] { check_ref(op, "stream", op.stream(), streams); };
   auto stream_if_set = [&] {
     if (op.stream()) check_ref(op, "stream", op.stream(), streams);

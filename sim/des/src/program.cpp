@@ -61,7 +61,7 @@ class Loader {
   Loader(Program& p, const CostModel& costs, std::shared_ptr<race::CodeModeTable> code_modes,
          const hb::Assumptions& assumptions)
       : p_(p), costs_(costs), hb_(assumptions), resolver_({}, code_modes), pdl_facts_(std::move(code_modes)) {
-    p_.tables->set_keep_regions(false);
+    p_.tables->set_regions(RegionDetail::kNone);
     hb_.set_pdl_wait_lookup(pdl_facts_.lookup(*p_.tables));
   }
 

@@ -141,7 +141,11 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
 }
 
 void AccessResolver::on_op(const v1::Op& op) {
-  if (op.has_alloc() && region(op.alloc().region())) set_live(op.alloc().region(), true);
+  if (op.has_alloc())
+    if (RegionInfo* r = regions_.find(op.alloc().region())) {
+      r->alloc_seq = op.seq();
+      set_live(op.alloc().region(), true);
+    }
   if (op.has_free() && region(op.free().region())) set_live(op.free().region(), false);
 }
 

@@ -81,7 +81,7 @@ struct Checker::State {
         hb(o.assumptions),
         resolver(o.kernel_modes, o.code_modes),
         pdl_facts(o.code_modes) {
-    tables.set_keep_regions(false);
+    tables.set_regions(RegionDetail::kNone);
     resolver.set_infer_blocks(o.infer_blocks);
     hb.set_pdl_wait_lookup(pdl_facts.lookup(tables));
   }

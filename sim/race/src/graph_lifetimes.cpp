@@ -94,11 +94,6 @@ void GraphLifetimes::on_op(const v1::Op& op, const AccessResolver& resolver, std
     last_capture_end_ = op.seq();
     return;
   }
-  if (op.has_alloc()) {
-    const uint32_t region = op.alloc().region();
-    if (region >= alloc_seq_.size()) alloc_seq_.resize(region + 1, 0);
-    alloc_seq_[region] = op.seq();
-  }
   if (op.has_free()) {
     const uint32_t region = op.free().region();
     if (auto k = kept_index_.find(region); k != kept_index_.end()) {
@@ -106,9 +101,9 @@ void GraphLifetimes::on_op(const v1::Op& op, const AccessResolver& resolver, std
       return;
     }
     // Only a region live at some capture end can be a graph's address.
-    const uint64_t alloc = region < alloc_seq_.size() ? alloc_seq_[region] : 0;
     const RegionInfo* info = resolver.region(region);
-    if (!last_capture_end_ || alloc > last_capture_end_ || !info) return;
+    if (!last_capture_end_ || !info || info->alloc_seq > last_capture_end_) return;
+    const uint64_t alloc = info->alloc_seq;
     const uint32_t stream = op.free().stream_ordered() ? op.stream() : 0;
     keep(CapturedRegion{region, info->label, info->space, info->base, info->size, alloc, op.seq(), stream,
                         op.thread(), 0});

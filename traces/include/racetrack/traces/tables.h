@@ -3,6 +3,7 @@
 // and 1-based; id 0 means "none" and looks up as nullptr / "".
 #pragma once
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,11 +12,24 @@
 
 namespace racetrack {
 
+// What reports need of a region: 24 bytes where its message takes ~120.
+struct RegionFacts {
+  uint64_t base = 0, size = 0;
+  uint32_t label = 0;  // string id
+  uint8_t space = 0;   // v1::AddressSpace
+  uint8_t origin = 0;  // v1::RegionOrigin
+};
+
+// How much of each region the tables keep. Regions are the one table that
+// grows with a trace's length (an allocation each), so streaming passes
+// keep only facts, or nothing when they track regions themselves.
+enum class RegionDetail : uint8_t { kNone, kFacts, kMessages };
+
 class TraceTables {
  public:
-  // Whole-trace passes that track regions themselves can skip keeping them
-  // (regions are the one table that grows with a trace's length).
-  void set_keep_regions(bool keep) { keep_regions_ = keep; }
+  // kFacts unless set; only a pass that holds the whole trace (the viewer)
+  // needs the messages.
+  void set_regions(RegionDetail detail) { region_detail_ = detail; }
 
   // Registers the entities a chunk defines. Ids that are not the next dense
   // id are reported by the Validator; here they are skipped.
@@ -28,7 +42,12 @@ class TraceTables {
   const v1::Stream* stream(uint32_t id) const { return find(streams_, id); }
   const v1::Event* event(uint32_t id) const { return find(events_, id); }
   const v1::HostThread* thread(uint32_t id) const { return find(threads_, id); }
+  // With kMessages only.
   const v1::Region* region(uint32_t id) const { return find(regions_, id); }
+  // With kFacts or kMessages.
+  const RegionFacts* region_facts(uint32_t id) const {
+    return id >= 1 && id <= region_facts_.size() ? &region_facts_[id - 1] : nullptr;
+  }
 
   size_t string_count() const { return strings_.size(); }
   const std::vector<v1::Stream>& streams() const { return streams_; }
@@ -54,7 +73,8 @@ class TraceTables {
   std::vector<v1::Event> events_;
   std::vector<v1::HostThread> threads_;
   std::vector<v1::Region> regions_;
-  bool keep_regions_ = true;
+  std::deque<RegionFacts> region_facts_;  // a deque: no doubling copy as it grows
+  RegionDetail region_detail_ = RegionDetail::kFacts;
 };
 
 }  // namespace racetrack

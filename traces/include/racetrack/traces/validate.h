@@ -15,7 +15,7 @@ namespace racetrack {
 
 class Validator {
  public:
-  explicit Validator(size_t max_errors = 100) : max_errors_(max_errors) {}
+  explicit Validator(size_t max_errors = 100);
 
   // `offset` is where the chunk starts in its file (for messages).
   void check(const v1::Chunk& chunk, uint64_t offset);
@@ -23,7 +23,6 @@ class Validator {
   const std::vector<Error>& errors() const { return errors_; }
   // Errors past max_errors are counted, not stored.
   uint64_t error_count() const { return error_count_; }
-  const TraceTables& tables() const { return tables_; }
   uint64_t ops_seen() const { return ops_; }
 
  private:
@@ -50,6 +49,8 @@ class Validator {
   void check_modules(const v1::Chunk& chunk);
   void check_values(const v1::Chunk& chunk);
 
+  // Strings, streams, events and threads; regions are kept below, as the
+  // two facts validation needs, so memory stays small over a long trace.
   TraceTables tables_;
   std::vector<Error> errors_;
   uint64_t error_count_ = 0;
@@ -59,6 +60,7 @@ class Validator {
   uint64_t ops_ = 0;
   uint64_t last_seq_ = 0;
   bool any_op_ = false;
+  std::vector<uint64_t> region_size_;  // by region id (0: none)
   std::vector<uint8_t> region_state_;  // 0 unseen, 1 allocated, 2 freed
   uint32_t modules_ = 0;                  // defined so far
   uint64_t values_ = 0;                   // operator values seen so far (their seqs are dense)

@@ -76,7 +76,6 @@ class GraphLifetimes {
   std::unordered_map<uint32_t, RecordedInCapture> recorded_;  // event -> its captured record
   uint32_t next_capture_ = 1;
   uint64_t last_capture_end_ = 0;
-  std::vector<uint64_t> alloc_seq_;  // by region id: the seq of its alloc op, 0 = from the start
   std::vector<CapturedRegion> kept_;
   std::unordered_map<uint32_t, size_t> kept_index_;                        // region -> kept_ index
   std::unordered_map<SpaceKey, std::multimap<uint64_t, size_t>> by_base_;  // kept_ indices by base

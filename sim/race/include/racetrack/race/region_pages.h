@@ -24,6 +24,7 @@ struct RegionInfo {
   v1::AddressSpace address_space = v1::SPACE_DEVICE;
   uint32_t label = 0;
   bool live = false;
+  uint64_t alloc_seq = 0;  // the seq of its ALLOC op; 0: live from the start
 };
 
 class RegionPages {
