@@ -2,6 +2,8 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -69,6 +71,26 @@ inline uint64_t peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+// Peak resident memory, in MiB, of a child process that only runs `f`: a
+// figure for that one pass, not for whatever this process did before.
+template <typename F>
+double child_peak_mib(F&& f) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    f();
+    _exit(0);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "a measured child process failed (status %d)\n", status);
+    std::exit(1);
+  }
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 inline std::filesystem::path bench_dir() {

@@ -5,10 +5,6 @@
 // check's (naive_checker.h; target >= 2x on clean traces), throughput per
 // size (should be flat), and peak memory of a process that only checks
 // (target < 1 GiB at 10^7).
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "bench_support.h"
@@ -33,19 +29,6 @@ rt::race::CheckResult check(const std::string& path) {
   return std::move(*result);
 }
 
-// Peak RSS of a child process that only checks `path`.
-double child_peak_mib(const std::string& path) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    check(path);
-    _exit(0);
-  }
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
 std::string make_trace(const char* name, uint64_t ops, bool known, bool inject) {
   rt::SynthOptions options;
   options.target_ops = ops;
@@ -60,7 +43,7 @@ void row(const char* what, const std::string& path, double target) {
   rt::race::CheckResult result;
   const double took = best_seconds(3, [&] { result = check(path); });
   const double naive = best_seconds(3, [&] { racetrack::bench::naive_check(path); });
-  const double peak = child_peak_mib(path);
+  const double peak = racetrack::bench::child_peak_mib([&] { check(path); });
   std::printf(
       "%-26s %9llu ops  check %5.2f Mops/s  %.2fx decode (target <= %.1fx)  naive/check %.2fx  %8llu hazards, "
       "%3llu shown groups  peak %6.1f MiB\n",
