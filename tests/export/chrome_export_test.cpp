@@ -175,6 +175,17 @@ TEST_F(ChromeExport, ArgsCarryTheOpDetails) {
   EXPECT_EQ(parsed_.ops.at(2).at("args").at("shifted_ns"), 5000);
   EXPECT_EQ(parsed_.ops.at(2).at("args").at("timing"), "estimated");
   EXPECT_EQ(parsed_.ops.at(13).at("args").at("nvtx"), "step");
+  // A kernel's accesses name each region and its address, from the facts
+  // the tables keep of it.
+  const v1::Op& kernel = scenario_.trace.ops(0);
+  ASSERT_TRUE(kernel.has_kernel());
+  const std::string accesses = parsed_.ops.at(kernel.seq()).at("args").at("accesses");
+  for (const v1::Access& a : kernel.kernel().accesses()) {
+    ASSERT_NE(a.region(), 0u);
+    const v1::Region& r = scenario_.trace.regions(static_cast<int>(a.region()) - 1);
+    EXPECT_NE(accesses.find(tables_.region_label(r.id()) + " " + hex(r.base() + a.offset())), std::string::npos)
+        << accesses;
+  }
 }
 
 TEST_F(ChromeExport, FlowsBindTheRecordToEachOfItsWaits) {
