@@ -1,6 +1,7 @@
 // check_file: the check's pass over a trace file, with fixes verified a
 // chunk behind it, or in a pass of their own when that cannot keep up
 // (fix_verifier.h, docs/check.md "Verifying fixes").
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -57,7 +58,7 @@ Status verify_from_start(const std::string& path, FixVerifier& verifier, const C
   auto reopened = TraceSource::open_unchecked(path);  // the check validated it
   if (!reopened) return reopened.error();
   auto apply = [&](auto& source, uint64_t count) -> Status {
-    for (uint64_t n = 0; n < count; ++n) {
+    for (uint64_t n = 0; n < count && !verifier.gave_up(); ++n) {
       auto chunk = source.read();
       if (!chunk) return chunk.error();
       if (!*chunk) break;
@@ -127,6 +128,7 @@ class VerifyingPass {
 
   // `counted`: the check waits for it before reusing its memory.
   void post_chunk(const v1::Chunk* chunk, bool counted) {
+    if (gave_up_.load(std::memory_order_relaxed)) return;  // a pass of its own verifies
     thread_->post(
         [chunk](FixVerifier& v) {
           v.add_chunk(*chunk);
@@ -137,7 +139,7 @@ class VerifyingPass {
 
   void learn(const Checker& checker) {
     const std::vector<Hazard>& shown = checker.shown_so_far();
-    if (!on_ || learned_ == shown.size()) return;
+    if (!on_ || learned_ == shown.size() || gave_up_.load(std::memory_order_relaxed)) return;
     const bool starting = !thread_;
     if (starting) thread_ = std::make_unique<VerifierThread>(std::make_unique<FixVerifier>(options_));
     // Fixes are worded here: the check's tables are the check thread's.
@@ -148,11 +150,12 @@ class VerifyingPass {
       // one is the first when the chunk that reported it is done.
       batch.push_back({h, suggest_fix(h, checker.tables()), checker.is_group_first(h)});
     }
-    thread_->post([batch = std::move(batch)](FixVerifier& v) {
+    thread_->post([this, batch = std::move(batch)](FixVerifier& v) {
       for (const Learned& l : batch) {
         v.want_fix(l.hazard, l.fix);
         if (l.group_first) v.want_explanation(l.hazard);
       }
+      if (v.gave_up()) gave_up_.store(true, std::memory_order_relaxed);
       return Status{Ok{}};
     });
     if (starting) {
@@ -166,7 +169,10 @@ class VerifyingPass {
   const std::string& path_;
   const CheckOptions& options_;
   const bool on_;
-  std::unique_ptr<VerifierThread> thread_;
+  // Set by the verifier's thread once it gave up: the check then stops
+  // wording fixes for it and posting it chunks.
+  std::atomic<bool> gave_up_{false};
+  std::unique_ptr<VerifierThread> thread_;  // after gave_up_, which its work sets
   std::deque<const v1::Chunk*> behind_;  // checked, not yet given to the verifier
   uint64_t chunks_ = 0;
   size_t learned_ = 0;
