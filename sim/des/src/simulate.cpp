@@ -87,6 +87,14 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 }  // namespace
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
+  // The check streams, so it runs before the program is loaded: its memory
+  // is gone by then.
+  race::CheckOptions check_options = options.check;
+  check_options.explain_and_fix = false;
+  if (!check_options.progress) check_options.progress = options.progress;
+  auto check = race::check_file(path, check_options);
+  if (!check) return check.error();
+
   auto program = load_program(path, options.costs, options.progress, options.check.code_modes,
                               options.check.assumptions);
   if (!program) return program.error();
@@ -103,6 +111,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
   report.assumptions = options.check.assumptions;
   report.ops = p.ops.size();
   report.tables = p.tables;
+  report.modes = check->modes;
   auto given = tracked_run(p, base);
   if (!given) return given.error();
   report.makespan_ns = given->run.makespan_ns;
@@ -115,13 +124,8 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
             write_timeline(path, options.output, given->run, v1::CLOCK_DOMAIN_SIMULATED, "racetrack-sim");
         !s)
       return s.error();
-
-  race::CheckOptions check_options = options.check;
-  check_options.explain_and_fix = false;
-  if (!check_options.progress) check_options.progress = options.progress;
-  auto check = race::check_file(path, check_options);
-  if (!check) return check.error();
-  report.modes = check->modes;
+  // Only the makespan is used from here on: the runs below need the memory.
+  std::vector<OpTimes>().swap(given->run.times);
 
   // One verdict per hazard: under the schedule as given, or adversarially,
   // with the first op held back until everything else has run.
