@@ -8,8 +8,8 @@
 // memory is flat in the trace's length. Target (#18): every pass flat,
 // <= 300 MiB at 10^7 ops (projected from the growth when not run).
 #include <cstdio>
-#include <functional>
 #include <fstream>
+#include <functional>
 
 #include "bench_support.h"
 #include "racetrack/des/simulate.h"
@@ -65,9 +65,8 @@ std::string make_trace(uint64_t ops, bool injected) {
   rt::SynthOptions options;
   options.target_ops = ops;
   if (injected) options.inject.fill(1);
-  return racetrack::bench::synth_trace(std::string(injected ? "memory-injected-" : "memory-clean-") +
-                                           std::to_string(ops),
-                                       options);
+  return racetrack::bench::synth_trace(
+      std::string(injected ? "memory-injected-" : "memory-clean-") + std::to_string(ops), options);
 }
 
 }  // namespace
@@ -76,7 +75,8 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {1000000, 3000000};
   if (racetrack::bench::bench_sizes(argc, argv).size() > 2) sizes.push_back(10000000);
   std::printf(
-      "racetrack memory benchmark: peak RSS (MiB) of each pass in a process of its own; target flat, <= 300 MiB at "
+      "racetrack memory benchmark: peak RSS (MiB) of each pass in a process of its own; target flat, <= 300 "
+      "MiB at "
       "10^7 ops\n\n%-32s",
       "pass");
   for (uint64_t n : sizes) std::printf("  %9llu ops", static_cast<unsigned long long>(n));
@@ -102,9 +102,8 @@ int main(int argc, char** argv) {
     const double growth = (peaks[last] - peaks[last - 1]) * (1 << 20) /
                           static_cast<double>(ops[last] - ops[last - 1]);  // bytes per op
     const double at_ten_million =
-        sizes[last] >= 10000000
-            ? peaks[last]
-            : peaks[last] + growth * (1e7 - static_cast<double>(ops[last])) / (1 << 20);
+        sizes[last] >= 10000000 ? peaks[last]
+                                : peaks[last] + growth * (1e7 - static_cast<double>(ops[last])) / (1 << 20);
     const bool met = at_ten_million <= 300;
     all_met &= met;
     std::printf("  %9.2fx  %10.1f  %7.0f MiB%s %s\n", peaks[last] / peaks[0], growth, at_ten_million,

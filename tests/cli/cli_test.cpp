@@ -196,7 +196,8 @@ TEST_F(Cli, InfoCountsOpsPerKind) {
   ASSERT_GE(by_space.size(), 2u);
   std::string summary = "\nregions: " + std::to_string(trace_.regions_size()) + "\n";
   for (const auto& [space, totals] : by_space)
-    summary += "  " + space + ": " + std::to_string(totals.first) + " (" + format_bytes(totals.second) + ")\n";
+    summary +=
+        "  " + space + ": " + std::to_string(totals.first) + " (" + format_bytes(totals.second) + ")\n";
   EXPECT_THAT(run.out, HasSubstr(summary));
   // The same numbers from the text encoding.
   const CliRun text = racetrack("info " + shell_quote(text_));

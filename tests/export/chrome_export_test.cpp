@@ -183,7 +183,8 @@ TEST_F(ChromeExport, ArgsCarryTheOpDetails) {
   for (const v1::Access& a : kernel.kernel().accesses()) {
     ASSERT_NE(a.region(), 0u);
     const v1::Region& r = scenario_.trace.regions(static_cast<int>(a.region()) - 1);
-    EXPECT_NE(accesses.find(tables_.region_label(r.id()) + " " + hex(r.base() + a.offset())), std::string::npos)
+    EXPECT_NE(accesses.find(tables_.region_label(r.id()) + " " + hex(r.base() + a.offset())),
+              std::string::npos)
         << accesses;
   }
 }

@@ -30,7 +30,8 @@ void TraceTables::add(const v1::Chunk& chunk) {
   add_dense(threads_, chunk.threads());
   if (region_detail_ == RegionDetail::kNone) return;
   for (const v1::Region& r : chunk.regions())
-    if (r.id() == region_facts_.size() + 1) region_facts_.push_back({r.base(), r.size(), r.label(), small_enum(r.space()), small_enum(r.origin())});
+    if (r.id() == region_facts_.size() + 1)
+      region_facts_.push_back({r.base(), r.size(), r.label(), small_enum(r.space()), small_enum(r.origin())});
   if (region_detail_ == RegionDetail::kMessages) add_dense(regions_, chunk.regions());
 }
 
