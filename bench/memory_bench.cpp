@@ -74,11 +74,8 @@ std::string make_trace(uint64_t ops, bool injected) {
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {1000000, 3000000};
   if (racetrack::bench::bench_sizes(argc, argv).size() > 2) sizes.push_back(10000000);
-  std::printf(
-      "racetrack memory benchmark: peak RSS (MiB) of each pass in a process of its own; target flat, <= 300 "
-      "MiB at "
-      "10^7 ops\n\n%-32s",
-      "pass");
+  std::printf("racetrack memory benchmark: peak RSS (MiB) of each pass in a process of its own; ");
+  std::printf("target flat, <= 300 MiB at 10^7 ops\n\n%-32s", "pass");
   for (uint64_t n : sizes) std::printf("  %9llu ops", static_cast<unsigned long long>(n));
   std::printf("  %10s  %10s  %12s\n", "last/first", "B/op more", "at 10^7");
   std::vector<std::string> clean, injected;

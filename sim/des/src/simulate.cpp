@@ -86,13 +86,15 @@ Schedule with_edits(const Program& p, Schedule s, const std::vector<race::FixEdi
 
 }  // namespace
 
+Result<race::CheckResult> check_to_demonstrate(const std::string& path, race::CheckOptions options,
+                                               const Progress& progress) {
+  options.explain_and_fix = false;
+  if (!options.progress) options.progress = progress;
+  return race::check_file(path, options);
+}
+
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
-  // The check streams, so it runs before the program is loaded: its memory
-  // is gone by then.
-  race::CheckOptions check_options = options.check;
-  check_options.explain_and_fix = false;
-  if (!check_options.progress) check_options.progress = options.progress;
-  auto check = race::check_file(path, check_options);
+  auto check = check_to_demonstrate(path, options.check, options.progress);
   if (!check) return check.error();
 
   auto program = load_program(path, options.costs, options.progress, options.check.code_modes,
@@ -207,7 +209,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
                               ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace"))
                                  .string();
     if (auto s = race::write_fixed_trace(path, temp, edits); !s) return s.error();
-    auto recheck = race::check_file(temp, check_options);
+    auto recheck = check_to_demonstrate(temp, options.check, options.progress);
     std::filesystem::remove(temp);
     if (!recheck) return recheck.error();
     w.hazards_left = recheck->shown.size();

@@ -54,11 +54,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
     std::string why;
     if (!cuda_available(why)) return make_error("--backend cuda: " + why);
   }
-  // The check streams, so it runs before the program is loaded (docs/sim.md).
-  race::CheckOptions check_options = options.check;
-  check_options.explain_and_fix = false;
-  if (!check_options.progress) check_options.progress = options.progress;
-  auto check = race::check_file(path, check_options);
+  auto check = des::check_to_demonstrate(path, options.check, options.progress);
   if (!check) return check.error();
   auto program = des::load_program(path, des::CostModel{}, options.progress, options.check.code_modes,
                                    options.check.assumptions);

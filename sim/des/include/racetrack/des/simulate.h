@@ -69,6 +69,11 @@ struct SimReport {
 };
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options);
+// The hazards sim and replay demonstrate: check's, without explanations or
+// fixes, showing progress as they do. It streams, so they run it before
+// loading the program and its memory is gone by then.
+Result<race::CheckResult> check_to_demonstrate(const std::string& path, race::CheckOptions options,
+                                               const Progress& progress);
 
 std::string format_sim_text(const SimReport& report);
 // "#9 memcpy D2H (offload)": one side of a hazard, for reports.
