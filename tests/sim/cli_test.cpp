@@ -2,6 +2,9 @@
 // the simulated timeline (-o).
 #include <gmock/gmock.h>
 
+#include <cstdlib>
+#include <optional>
+
 #include "run_cli.h"
 #include "sim_test_support.h"
 
@@ -114,6 +117,63 @@ TEST(SimCli, TimelineValidatesInTheSimulatedClockDomain) {
     ASSERT_TRUE(trace) << trace.error().describe();
     EXPECT_EQ(trace->header().clock_domain(), v1::CLOCK_DOMAIN_SIMULATED);
     EXPECT_EQ(trace->header().producer(), "racetrack-sim");
+  }
+}
+
+// Sets environment variables for the commands a test runs, and restores them.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, std::string>> vars) {
+    for (const auto& [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+      setenv(name, value.c_str(), 1);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& [name, old] : saved_)
+      old ? static_cast<void>(setenv(name, old->c_str(), 1)) : static_cast<void>(unsetenv(name));
+  }
+
+ private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+// Spilled to files or kept in memory, the per-op arrays give the same
+// report; where no spill file can be made, sim says so and keeps them in
+// memory; a budget that is not a number is named.
+TEST(SimCli, SpillingChangesNoResult) {
+  TempDir dir;
+  const std::string args = "sim --adversarial --apply-fixes " + kRace;
+  const CliRun plain = run_cli(dir, args);
+  ASSERT_EQ(plain.code, 1) << plain.err;
+  {
+    ScopedEnv env({{"RACETRACK_SPILL_ABOVE_MIB", "0"},
+                   {"RACETRACK_SPILL_RESIDENT_MIB", "0"},
+                   {"TMPDIR", dir.path("")}});
+    const CliRun spilled = run_cli(dir, args);
+    EXPECT_EQ(spilled.code, 1) << spilled.err;
+    EXPECT_EQ(spilled.out, plain.out);
+    EXPECT_EQ(spilled.err, plain.err);
+  }
+  {
+    // Without --apply-fixes, which needs the temporary directory for the
+    // fixed trace (an error then, below).
+    ScopedEnv env({{"RACETRACK_SPILL_ABOVE_MIB", "0"}, {"TMPDIR", dir.path("no-such-directory")}});
+    const CliRun in_memory = run_cli(dir, "sim --adversarial " + kRace);
+    EXPECT_EQ(in_memory.code, 1) << in_memory.err;
+    EXPECT_EQ(in_memory.out, run_cli(dir, "sim --adversarial " + kRace).out);
+    EXPECT_THAT(in_memory.err, HasSubstr("cannot make a spill file in " + dir.path("no-such-directory")));
+    EXPECT_THAT(in_memory.err, HasSubstr("keeping the data in memory"));
+    const CliRun fixes = run_cli(dir, args);
+    EXPECT_EQ(fixes.code, 2) << fixes.err;
+    EXPECT_THAT(fixes.err, HasSubstr("set TMPDIR to a directory that exists"));
+  }
+  {
+    ScopedEnv env({{"RACETRACK_SPILL_RESIDENT_MIB", "lots"}});
+    const CliRun r = run_cli(dir, args);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("RACETRACK_SPILL_RESIDENT_MIB=lots is not a number of MiB; ignored"));
   }
 }
 

@@ -302,9 +302,9 @@ class Engine {
   const Program& p_;
   const Schedule& s_;
   MemoryObserver* observer_;
-  std::vector<OpTimes> times_;
-  std::vector<uint8_t> flags_;
-  std::vector<uint8_t> awaited_;  // part_bit of each part with waiters
+  SpillArray<OpTimes> times_;
+  SpillArray<uint8_t> flags_;
+  SpillArray<uint8_t> awaited_;  // part_bit of each part with waiters
   std::vector<ThreadState> threads_;
   std::vector<StreamState> streams_;  // by position in Program::stream_ids
   Pool pools_[5];

@@ -185,7 +185,7 @@ class Loader {
   ExternalLandings externals_;
   race::PdlWaitFacts pdl_facts_;
   std::vector<race::ResolvedAccess> resolved_;
-  std::vector<std::vector<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
+  std::vector<SpillArray<uint32_t>> agent_ops_;  // agent -> op index by tick - 1
   std::unordered_map<uint32_t, hb::VectorClock> stream_seen_, thread_seen_;
 };
 

@@ -1,5 +1,6 @@
 #include "racetrack/des/simulate.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -90,7 +91,11 @@ Result<race::CheckResult> check_to_demonstrate(const std::string& path, race::Ch
                                                const Progress& progress) {
   options.explain_and_fix = false;
   if (!options.progress) options.progress = progress;
-  return race::check_file(path, options);
+  auto result = race::check_file(path, options);
+  // The check's threads freed their buffers into arenas of their own; give
+  // those pages back before the program is loaded.
+  malloc_trim(0);
+  return result;
 }
 
 Result<SimReport> simulate_file(const std::string& path, const SimOptions& options) {
@@ -127,7 +132,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
         !s)
       return s.error();
   // Only the makespan is used from here on: the runs below need the memory.
-  std::vector<OpTimes>().swap(given->run.times);
+  given->run.times = {};
 
   // One verdict per hazard: under the schedule as given, or adversarially,
   // with the first op held back until everything else has run.
@@ -205,9 +210,15 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
             ? 100.0 * (static_cast<double>(w.makespan_ns) - static_cast<double>(report.makespan_ns)) /
                   static_cast<double>(report.makespan_ns)
             : 0;
-    const std::string temp = (std::filesystem::temp_directory_path() /
-                              ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace"))
-                                 .string();
+    std::error_code no_tmpdir;
+    const auto tmpdir = std::filesystem::temp_directory_path(no_tmpdir);
+    if (no_tmpdir)
+      return make_error(
+          "--apply-fixes re-checks the fixed trace in a temporary file, and the temporary "
+          "directory cannot be used (" +
+          no_tmpdir.message() + "; set TMPDIR to a directory that exists)");
+    const std::string temp =
+        (tmpdir / ("racetrack-sim-fixed-" + std::to_string(getpid()) + ".rtrace")).string();
     if (auto s = race::write_fixed_trace(path, temp, edits); !s) return s.error();
     auto recheck = check_to_demonstrate(temp, options.check, options.progress);
     std::filesystem::remove(temp);

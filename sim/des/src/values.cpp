@@ -78,8 +78,8 @@ void ValueTracker::write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bo
   map.emplace(lo, Segment{hi, writer, tainted});
 }
 
-void ValueTracker::view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out,
-                        bool* any_tainted) {
+template <typename Out>
+void ValueTracker::view(const Map& map, uint64_t lo, uint64_t hi, Out& out, bool* any_tainted) {
   uint64_t cursor = lo;
   auto it = map.upper_bound(lo);
   if (it != map.begin() && std::prev(it)->second.hi > lo) --it;

@@ -200,7 +200,7 @@ LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
         if (stream_of[k] != waiter) refs.push_back(static_cast<uint32_t>(event_of[k]));
       });
   };
-  l.threads = p.threads;
+  for (const auto& thread : p.threads) l.threads.emplace_back(thread.begin(), thread.end());
   std::unordered_map<uint32_t, uint32_t> last_on_stream;
   l.ops.reserve(p.ops.size());
   for (uint32_t i = 0; i < p.ops.size(); ++i) {

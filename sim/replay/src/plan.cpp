@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace racetrack::replay {
 namespace {
@@ -19,21 +20,27 @@ uint64_t round_up(uint64_t v, uint64_t g) {
 ArenaPlan ArenaPlan::build(const des::Program& program, uint64_t granule, uint64_t memory_limit) {
   ArenaPlan plan;
   plan.granule_ = std::max<uint64_t>(granule, 4);
-  // Union of all accessed ranges per space.
-  std::vector<Island> ranges;
-  for (const auto& a : program.accesses)
-    if (a.hi > a.lo) ranges.push_back({a.space, a.lo, a.hi, 0, 0});
-  for (const auto& e : program.externals)
-    if (e.access.hi > e.access.lo) ranges.push_back({e.access.space, e.access.lo, e.access.hi, 0, 0});
-  std::sort(ranges.begin(), ranges.end(), [](const Island& x, const Island& y) {
-    return std::tie(x.space, x.lo) < std::tie(y.space, y.lo);
-  });
-  for (const Island& r : ranges) {
-    if (!plan.islands_.empty() && plan.islands_.back().space == r.space && r.lo <= plan.islands_.back().hi)
-      plan.islands_.back().hi = std::max(plan.islands_.back().hi, r.hi);
-    else
-      plan.islands_.push_back(r);
-  }
+  // Union of all accessed ranges per space, merged as they come, so it
+  // holds an entry per island however many accesses the trace has.
+  std::map<std::pair<race::SpaceKey, uint64_t>, uint64_t> merged;  // (space, lo) -> hi
+  auto add = [&](race::SpaceKey space, uint64_t lo, uint64_t hi) {
+    if (hi <= lo) return;
+    auto it = merged.upper_bound({space, lo});
+    if (it != merged.begin()) {
+      const auto prev = std::prev(it);
+      if (prev->first.first == space && prev->second >= lo) {  // overlaps or touches the one before
+        if (prev->second >= hi) return;                         // already covered: the common case
+        lo = prev->first.second;
+        it = merged.erase(prev);
+      }
+    }
+    for (; it != merged.end() && it->first.first == space && it->first.second <= hi; it = merged.erase(it))
+      hi = std::max(hi, it->second);
+    merged.emplace_hint(it, std::make_pair(space, lo), hi);
+  };
+  for (const auto& a : program.accesses) add(a.space, a.lo, a.hi);
+  for (const auto& e : program.externals) add(e.access.space, e.access.lo, e.access.hi);
+  for (const auto& [key, hi] : merged) plan.islands_.push_back({key.first, key.second, hi, 0, 0});
   double traced = 0;  // exact enough for the scale where traced_bytes_ saturates
   for (const Island& i : plan.islands_) {
     const uint64_t bytes = add_sat(round_up(i.hi - i.lo, plan.granule_), plan.granule_);

@@ -41,7 +41,7 @@ class MemoryObserver {
 };
 
 struct RunResult {
-  std::vector<OpTimes> times;  // by op index
+  SpillArray<OpTimes> times;  // by op index
   int64_t makespan_ns = 0;
 };
 

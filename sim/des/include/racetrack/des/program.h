@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "racetrack/des/spill_array.h"
 #include "racetrack/hb/assumptions.h"
 #include "racetrack/race/access.h"
 #include "racetrack/traces/progress.h"
@@ -116,13 +117,15 @@ struct ExternalLanding {
   SimAccess access;
 };
 
+// The per-op arrays are SpillArrays: a long trace's live in temporary files,
+// not in resident memory (docs/sim.md, "Memory").
 struct Program {
-  std::vector<SimOp> ops;
-  std::vector<Dep> deps;
-  std::vector<SimAccess> accesses;
+  SpillArray<SimOp> ops;
+  SpillArray<Dep> deps;
+  SpillArray<SimAccess> accesses;
   std::vector<Retirement> retirements;
   std::vector<ExternalLanding> externals;      // by observer, those never observed last
-  std::vector<std::vector<uint32_t>> threads;  // op indices of each thread, in order
+  std::vector<SpillArray<uint32_t>> threads;   // op indices of each thread, in order
   std::vector<uint32_t> stream_ids;            // streams that have ops
   std::shared_ptr<TraceTables> tables;
   uint32_t h2d_engines = 1, d2h_engines = 1;

@@ -103,12 +103,13 @@ class ValueTracker : public MemoryObserver {
                bool& tainted);
   static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
   // Segments of `map` over [lo, hi), gaps as kInitial.
-  static void view(const Map& map, uint64_t lo, uint64_t hi, std::vector<Expected>& out, bool* any_tainted);
+  template <typename Out>
+  static void view(const Map& map, uint64_t lo, uint64_t hi, Out& out, bool* any_tainted);
 
   const Program& p_;
   Spaces reference_final_, memory_;
-  std::vector<Expected> expected_;           // per read access, in order
-  std::vector<uint32_t> expected_begin_;     // by access index: first entry in expected_
+  SpillArray<Expected> expected_;            // per read access, in order
+  SpillArray<uint32_t> expected_begin_;      // by access index: first entry in expected_
   std::vector<Expected> external_expected_;  // per external read, by external index
   std::vector<uint32_t> external_begin_;
   std::vector<bool> tainted_;  // by op
