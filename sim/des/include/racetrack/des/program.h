@@ -117,7 +117,7 @@ struct ExternalLanding {
   SimAccess access;
 };
 
-// The per-op arrays are SpillArrays: a long trace's live in temporary files,
+// The per-op arrays are SpillArrays: a long trace's arrays live in temporary files,
 // not in resident memory (docs/sim.md, "Memory").
 struct Program {
   SpillArray<SimOp> ops;
