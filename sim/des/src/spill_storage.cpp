@@ -78,10 +78,11 @@ class Registry {
   void add(void* base, size_t bytes) {
     mappings_[base] = bytes;
     if (running_) return;
-    if (thread_.joinable()) thread_.join();  // it has left its loop
     running_ = true;
     baseline_ = shared_resident_pages();
-    thread_ = std::thread([this] { trim_loop(); });
+    // Detached: it ends by itself when no spilled store is left (a thread
+    // that has left its loop touches nothing of ours), or with the process.
+    std::thread([this] { trim_loop(); }).detach();
   }
   void remove(void* base) { mappings_.erase(base); }
   size_t trims() const { return trims_.load(); }
@@ -109,7 +110,6 @@ class Registry {
 
   std::map<void*, size_t> mappings_;
   std::condition_variable wake_;
-  std::thread thread_;
   bool running_ = false;
   size_t baseline_ = 0;  // shared resident pages after the last trim
   std::atomic<size_t> trims_{0};
