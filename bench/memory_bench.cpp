@@ -14,10 +14,10 @@
 
 #include "bench_support.h"
 #include "racetrack/des/simulate.h"
-#include "racetrack/des/spill_storage.h"
 #include "racetrack/race/checker.h"
 #include "racetrack/replay/replay.h"
 #include "racetrack/traces/export.h"
+#include "racetrack/traces/spill_storage.h"
 
 namespace rt = racetrack;
 namespace des = racetrack::des;
@@ -50,9 +50,9 @@ std::vector<Pass> passes() {
       {"sim", false, false, [](const std::string& p) { must(des::simulate_file(p, {})); }},
       {"sim, not spilling (baseline)", false, true,
        [](const std::string& p) {
-         des::spill::Settings s = des::spill::settings();
+         racetrack::spill::Settings s = racetrack::spill::settings();
          s.spill_above_bytes = SIZE_MAX;
-         des::spill::configure(s);
+         racetrack::spill::configure(s);
          must(des::simulate_file(p, {}));
        }},
       {"sim --adversarial --apply-fixes", true, false,

@@ -36,13 +36,12 @@ QString range_text(uint64_t lo, uint64_t hi) {
 
 // The region an address falls in at the time of op `seq`: one whose
 // recorded lifetime covers the op, else the latest defined.
-const v1::Region* region_at(const TraceTables& tables, race::SpaceKey space, uint64_t address, uint64_t seq) {
-  const v1::Region* best = nullptr;
-  for (const v1::Region& r : tables.regions()) {
-    if (race::space_key(r.space(), r.device()) != space || address < r.base() ||
-        address - r.base() >= r.size())
+const RegionRecord* region_at(const TraceModel& model, race::SpaceKey space, uint64_t address, uint64_t seq) {
+  const RegionRecord* best = nullptr;
+  for (const RegionRecord& r : model.regions()) {
+    if (race::space_key(r.space, r.device) != space || address < r.base || address - r.base >= r.size)
       continue;
-    const bool lives = (!r.alloc_seq() || r.alloc_seq() <= seq) && (!r.free_seq() || seq <= r.free_seq());
+    const bool lives = (!r.alloc_seq || r.alloc_seq <= seq) && (!r.free_seq || seq <= r.free_seq);
     if (lives || !best) best = &r;
   }
   return best;
@@ -304,17 +303,17 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
       item->setExpanded(true);
     }
   };
-  auto region_name = [&](const v1::Region* r) {
-    return r ? QStringLiteral("\"%1\"").arg(q(t.region_label(r->id()))) : tr("(no known region)");
+  auto region_name = [&](const RegionRecord* r) {
+    return r ? QStringLiteral("\"%1\"").arg(q(model_->region_label(r->id))) : tr("(no known region)");
   };
   auto listed = [&](const google::protobuf::RepeatedPtrField<v1::Access>& list,
                     race::SpaceKey default_space) {
     int n = 0;
     for (const v1::Access& a : list) {
-      const v1::Region* r = t.region(a.region());
-      const uint64_t lo = r ? r->base() + a.offset() : a.address();
-      const race::SpaceKey space = r ? race::space_key(r->space(), r->device()) : default_space;
-      if (!r) r = region_at(t, space, lo, op.seq());
+      const RegionRecord* r = model_->region(a.region());
+      const uint64_t lo = r ? r->base + a.offset() : a.address();
+      const race::SpaceKey space = r ? race::space_key(r->space, r->device) : default_space;
+      if (!r) r = region_at(*model_, space, lo, op.seq());
       add(tr("%1 access %2").arg(q(mode_name(a.mode()))).arg(++n), space, lo, a.size(), region_name(r),
           QStringLiteral("  %1%2").arg(q(precision_name(a.precision())),
                                        a.arg_index() ? tr(", argument %1").arg(a.arg_index()) : QString()));
@@ -328,7 +327,7 @@ void DetailsPanel::addAccesses(QTreeWidgetItem* s, const v1::Op& op, const std::
     const QString strided =
         e.strided() ? tr(", strided: %1 runs of %2").arg(e.count()).arg(q(format_bytes(e.run_bytes())))
                     : QString();
-    add(what, space, hull.lo, hull.size(), region_name(region_at(t, space, hull.lo, op.seq())),
+    add(what, space, hull.lo, hull.size(), region_name(region_at(*model_, space, hull.lo, op.seq())),
         extra + strided);
     if (!e.strided()) return;
     QTreeWidgetItem* rows = accesses->child(accesses->childCount() - 1);
@@ -436,11 +435,11 @@ void DetailsPanel::addArguments(QTreeWidgetItem* s, const v1::Op& op) {
     case v1::Op::kFree: {
       const bool alloc = op.has_alloc();
       const uint32_t id = alloc ? op.alloc().region() : op.free().region();
-      row(args, tr("region"), q(t.region_label(id)));
-      if (const v1::Region* r = t.region(id)) {
+      row(args, tr("region"), q(model_->region_label(id)));
+      if (const RegionRecord* r = model_->region(id)) {
         row(args, tr("range"),
-            range_text(r->base(), r->base() + r->size()) + QStringLiteral("  ") + q(space_name(r->space())));
-        row(args, tr("origin"), q(origin_name(r->origin())));
+            range_text(r->base, r->base + r->size) + QStringLiteral("  ") + q(space_name(r->space)));
+        row(args, tr("origin"), q(origin_name(r->origin)));
       }
       row(args, tr("stream ordered"), yes(alloc ? op.alloc().stream_ordered() : op.free().stream_ordered()));
       row(args, tr("device sync"), yes(alloc ? op.alloc().device_sync() : op.free().device_sync()));

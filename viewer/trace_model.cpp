@@ -12,14 +12,9 @@ namespace {
 // the last lane.
 constexpr uint32_t kMaxNvtxDepth = 4;
 
-template <typename T>
-uint64_t bytes_of(const std::vector<T>& v) {
-  return v.capacity() * sizeof(T);
-}
-
-template <typename T>
-void shrink(std::vector<T>& v) {
-  v.shrink_to_fit();
+template <typename Array>
+uint64_t bytes_of(const Array& v) {
+  return v.capacity() * sizeof(typename Array::value_type);
 }
 
 }  // namespace
@@ -77,9 +72,13 @@ uint64_t TraceModel::memory_bytes() const {
   uint64_t bytes = sizeof(*this) + bytes_of(lanes_) + bytes_of(dependencies_) + bytes_of(chunks_);
   for (const Lane& l : lanes_)
     bytes += bytes_of(l.start) + bytes_of(l.end) + bytes_of(l.seq) + bytes_of(l.name) + bytes_of(l.category);
-  // Protobuf entities: roughly their serialized size twice over.
-  for (const v1::Region& r : tables_.regions()) bytes += 2 * r.ByteSizeLong() + 48 + sizeof(RegionFacts);
-  return bytes;
+  return bytes + bytes_of(regions_);
+}
+
+std::string TraceModel::region_label(uint32_t id) const {
+  const RegionRecord* r = region(id);
+  if (r && r->label) return std::string(tables_.string(r->label));
+  return "region " + std::to_string(id);
 }
 
 // The open NVTX range at each depth of one host thread.
@@ -95,8 +94,9 @@ TraceModelBuilder::TraceModelBuilder(std::string path, Encoding encoding, uint64
   model_->encoding_ = encoding;
   model_->file_size_ = file_size;
   model_->nvtx_names_.emplace_back();
-  // The details panel finds the region an address falls in, by lifetime.
-  model_->tables_.set_regions(RegionDetail::kMessages);
+  // Regions are kept as RegionRecords instead (the details panel finds the
+  // region an address falls in, by lifetime).
+  model_->tables_.set_regions(RegionDetail::kNone);
 }
 
 TraceModelBuilder::~TraceModelBuilder() = default;
@@ -130,6 +130,11 @@ void TraceModelBuilder::add_chunk(const v1::Chunk& chunk, uint64_t offset) {
   // Every stream and thread the trace defines gets a lane, even without ops.
   for (size_t i = streams_before; i < tables.streams().size(); ++i) stream_lane(tables.streams()[i].id());
   for (size_t i = threads_before; i < tables.threads().size(); ++i) thread_lane(tables.threads()[i].id());
+  auto& regions = model_->regions_;
+  for (const v1::Region& r : chunk.regions())
+    if (r.id() == regions.size() + 1)  // dense ids, as the tables keep them
+      regions.push_back({r.base(), r.size(), r.alloc_seq(), r.free_seq(), r.id(), r.label(), r.device(),
+                         r.space(), r.origin()});
   if (chunk.ops_size() > 0) model_->chunks_.push_back({offset, chunk.ops(0).seq()});
   for (const v1::Op& op : chunk.ops()) add_op(op);
 }
@@ -141,7 +146,7 @@ uint32_t TraceModelBuilder::op_name(const v1::Op& op) const {
     return e ? e->name() : 0u;
   };
   auto region_label = [&](uint32_t region) {
-    const RegionFacts* r = tables.region_facts(region);
+    const RegionRecord* r = model_->region(region);
     return r ? r->label : 0u;
   };
   switch (op.what_case()) {
@@ -304,19 +309,19 @@ std::unique_ptr<TraceModel> TraceModelBuilder::finish() {
     lane.usual = lane.type == LaneType::kNvtx
                      ? OpCategory::kNvtx
                      : static_cast<OpCategory>(std::max_element(time.begin(), time.end()) - time.begin());
-    shrink(lane.start);
-    shrink(lane.end);
-    shrink(lane.seq);
-    shrink(lane.name);
-    shrink(lane.category);
+    lane.start.shrink_to_fit();
+    lane.end.shrink_to_fit();
+    lane.seq.shrink_to_fit();
+    lane.name.shrink_to_fit();
+    lane.category.shrink_to_fit();
   }
   auto wait_start = [&](const Dependency& d) { return m.start(d.wait); };
   std::stable_sort(m.dependencies_.begin(), m.dependencies_.end(),
                    [&](const Dependency& a, const Dependency& b) { return wait_start(a) < wait_start(b); });
   for (const Dependency& d : m.dependencies_)
     m.longest_dependency_ns_ = std::max(m.longest_dependency_ns_, m.start(d.wait) - m.end(d.record));
-  shrink(m.dependencies_);
-  shrink(m.chunks_);
+  m.dependencies_.shrink_to_fit();
+  m.chunks_.shrink_to_fit();
   if (m.end_ns_ <= m.start_ns_) m.end_ns_ = m.start_ns_ + 1;
   return std::move(model_);
 }

@@ -1,8 +1,11 @@
 // The trace as the timeline needs it, compact enough for ten million ops:
 // per lane, struct-of-arrays of boxes (start, end, seq, name id, category),
-// about 29 bytes per op. Everything else about an op (accesses, arguments)
-// is fetched from the file on demand (OpFetcher), through the chunk index
-// kept here.
+// about 29 bytes per op, and what the details panel shows of each region.
+// These arrays spill to temporary files once large, so the resident memory
+// does not grow with the trace (a frame binary-searches the few boxes it
+// draws; docs/viewer.md). Everything else about an op (accesses,
+// arguments) is fetched from the file on demand (OpFetcher), through the
+// chunk index kept here.
 #pragma once
 
 #include <QString>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "op_style.h"
+#include "racetrack/traces/spill_array.h"
 #include "racetrack/traces/tables.h"
 #include "racetrack/traces/timeline.h"
 #include "racetrack/traces/trace_io.h"
@@ -33,10 +37,10 @@ struct Lane {
   uint32_t depth = 0;   // NVTX nesting level
   uint32_t group = 0;   // index in TraceModel::groups()
   QString label;
-  std::vector<int64_t> start, end;
-  std::vector<uint64_t> seq;   // NVTX lanes: the range's first op
-  std::vector<uint32_t> name;  // trace string id; NVTX lanes: TraceModel::nvtx_name id
-  std::vector<OpCategory> category;
+  SpillArray<int64_t> start, end;
+  SpillArray<uint64_t> seq;   // NVTX lanes: the range's first op
+  SpillArray<uint32_t> name;  // trace string id; NVTX lanes: TraceModel::nvtx_name id
+  SpillArray<OpCategory> category;
   OpCategory usual = OpCategory::kKernel;  // the category that covers most time: colour of merged runs
 
   size_t size() const { return start.size(); }
@@ -65,6 +69,18 @@ struct Dependency {
   OpRef record, wait;
 };
 
+// A region as the details panel shows it: 48 bytes where its message
+// takes about 120.
+struct RegionRecord {
+  uint64_t base = 0, size = 0;
+  uint64_t alloc_seq = 0, free_seq = 0;  // 0: not recorded
+  uint32_t id = 0;
+  uint32_t label = 0;  // string id
+  uint32_t device = 0;
+  v1::AddressSpace space = v1::SPACE_DEVICE;
+  v1::RegionOrigin origin = v1::ORIGIN_UNKNOWN;
+};
+
 // Where to find a binary file's chunks again.
 struct ChunkEntry {
   uint64_t offset = 0;
@@ -80,7 +96,14 @@ class TraceModel {
   const std::vector<Lane>& lanes() const { return lanes_; }
   const std::vector<LaneGroup>& groups() const { return groups_; }
   // Sorted by the wait's start time.
-  const std::vector<Dependency>& dependencies() const { return dependencies_; }
+  const SpillArray<Dependency>& dependencies() const { return dependencies_; }
+  // By id - 1 (region ids are dense from 1).
+  const SpillArray<RegionRecord>& regions() const { return regions_; }
+  const RegionRecord* region(uint32_t id) const {
+    return id >= 1 && id <= regions_.size() ? &regions_[id - 1] : nullptr;
+  }
+  // Its label, else "region N".
+  std::string region_label(uint32_t id) const;
   // The largest wait start - record end over all dependencies (bounds the
   // search for arrows that cross a window).
   int64_t longest_dependency_ns() const { return longest_dependency_ns_; }
@@ -115,7 +138,8 @@ class TraceModel {
   TraceTables tables_;
   std::vector<Lane> lanes_;
   std::vector<LaneGroup> groups_;
-  std::vector<Dependency> dependencies_;
+  SpillArray<Dependency> dependencies_;
+  SpillArray<RegionRecord> regions_;
   int64_t longest_dependency_ns_ = 0;
   std::vector<ChunkEntry> chunks_;
   std::vector<std::string> nvtx_names_;  // NVTX path components; id 0 unused

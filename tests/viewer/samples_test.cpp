@@ -97,6 +97,23 @@ class SamplesTest : public QObject {
     // Ordered after the wait on e_c (stream order), before the record of e_off.
     QVERIFY(
         d->field(QStringLiteral("Op"), QStringLiteral("stream order")).startsWith(QStringLiteral("#3 wait")));
+
+    // Regions come from the model's own records; the tables keep none.
+    QVERIFY(w.model()->tables().regions().empty());
+    QCOMPARE(w.model()->regions().size(), size_t{5});
+    const auto kernel = w.model()->find(8);  // reads R, writes dX
+    QVERIFY(kernel);
+    w.timeline()->selectOp(*kernel);
+    QVERIFY(
+        d->field(QStringLiteral("Op"), QStringLiteral("R access 1")).contains(QStringLiteral("\"R\"")));
+    QVERIFY(
+        d->field(QStringLiteral("Op"), QStringLiteral("W access 2")).contains(QStringLiteral("\"dX\"")));
+    const auto alloc = w.model()->find(6);  // allocates R
+    QVERIFY(alloc);
+    w.timeline()->selectOp(*alloc);
+    QCOMPARE(d->field(QStringLiteral("Op"), QStringLiteral("region")), QStringLiteral("R"));
+    QVERIFY(d->field(QStringLiteral("Op"), QStringLiteral("range")).contains(QStringLiteral("1.0 MiB")));
+    QVERIFY(!d->field(QStringLiteral("Op"), QStringLiteral("origin")).isEmpty());
   }
 
   // A 2D copy shows its shape, and its destination as a strided hull with

@@ -175,7 +175,7 @@ class HostReplay {
     }
   }
 
-  void stream_worker(const des::SpillArray<uint32_t>& ops, std::vector<des::Mismatch>& out) {
+  void stream_worker(const racetrack::SpillArray<uint32_t>& ops, std::vector<des::Mismatch>& out) {
     std::vector<GranuleCheck> checks;
     std::vector<GranuleWrite> writes;
     // Ops still running on threads of their own, because a PDL secondary
@@ -227,9 +227,9 @@ class HostReplay {
   const des::ValueTracker& reference_;
   const HostRunOptions& o_;
   std::vector<std::atomic<uint8_t>> flags_;
-  des::SpillArray<des::OpTimes> times_;
+  racetrack::SpillArray<des::OpTimes> times_;
   std::map<race::SpaceKey, std::unique_ptr<std::atomic<uint32_t>[]>> arenas_;
-  std::map<uint32_t, des::SpillArray<uint32_t>> streams_;  // device ops of each stream, in order
+  std::map<uint32_t, racetrack::SpillArray<uint32_t>> streams_;  // device ops of each stream, in order
   std::mutex mutex_;
   std::condition_variable done_;
   std::atomic<bool> abort_{false};  // a thread could not be started (set under mutex_)

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "racetrack/des/spill_array.h"
 #include "racetrack/hb/assumptions.h"
 #include "racetrack/race/access.h"
 #include "racetrack/traces/progress.h"
+#include "racetrack/traces/spill_array.h"
 #include "racetrack/traces/tables.h"
 
 namespace racetrack {

@@ -1,4 +1,4 @@
-#include "racetrack/des/spill_storage.h"
+#include "racetrack/traces/spill_storage.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -17,7 +17,7 @@
 #include <new>
 #include <thread>
 
-namespace racetrack::des::spill {
+namespace racetrack::spill {
 namespace {
 
 constexpr long kTmpfsMagic = 0x01021994;
@@ -248,8 +248,9 @@ void Storage::grow(size_t bytes, size_t used) {
   if (bytes > settings().spill_above_bytes) {
     const size_t want = round_to_page(bytes);
     if (const int fd = open_spill_file(); fd >= 0) {
-      void* mapped = reserve_file(fd, 0, want) ? mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-                                               : MAP_FAILED;
+      void* mapped = reserve_file(fd, 0, want)
+                         ? mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                         : MAP_FAILED;
       if (mapped != MAP_FAILED) {
         madvise(mapped, want, MADV_DONTFORK);  // a forked child must not write its parent's file
         if (used) std::memcpy(mapped, base_, used);
@@ -270,4 +271,16 @@ void Storage::grow(size_t bytes, size_t used) {
   capacity_ = bytes;
 }
 
-}  // namespace racetrack::des::spill
+void Storage::shrink(size_t used) {
+  if (fd_ >= 0 || used >= capacity_) return;
+  if (used == 0) {
+    release();
+    return;
+  }
+  if (void* memory = std::realloc(base_, used)) {
+    base_ = memory;
+    capacity_ = used;
+  }
+}
+
+}  // namespace racetrack::spill

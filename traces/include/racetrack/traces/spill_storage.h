@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-namespace racetrack::des::spill {
+namespace racetrack::spill {
 
 struct Settings {
   // A store larger than this moves to a file.
@@ -47,6 +47,8 @@ class Storage {
   // growth it may move the bytes. Throws std::bad_alloc when no memory or
   // file space can be had.
   void grow(size_t bytes, size_t used);
+  // Gives back the memory past `used`; a spilled store's extra is disk.
+  void shrink(size_t used);
 
  private:
   void release() noexcept;
@@ -56,4 +58,4 @@ class Storage {
   int fd_ = -1;  // the file behind a spilled store
 };
 
-}  // namespace racetrack::des::spill
+}  // namespace racetrack::spill

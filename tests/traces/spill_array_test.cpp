@@ -2,7 +2,7 @@
 // a temporary file, survive growth and the trimmer dropping their pages,
 // and can be read from other threads while it does; when no file can be
 // made they stay in memory.
-#include "racetrack/des/spill_array.h"
+#include "racetrack/traces/spill_array.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,7 @@
 #include <cstdio>
 #include <thread>
 
-namespace des = racetrack::des;
-namespace spill = racetrack::des::spill;
+namespace spill = racetrack::spill;
 
 namespace {
 
@@ -51,7 +50,7 @@ bool wait_for_trims_past(size_t before) {
 }
 
 TEST_F(SpillSettings, BehavesAsAVectorWhileSmall) {
-  des::SpillArray<Item> v;
+  racetrack::SpillArray<Item> v;
   EXPECT_TRUE(v.empty());
   for (uint32_t i = 0; i < 1000; ++i) v.push_back({i * 3ull, i});
   v.emplace_back(7ull, 8u);
@@ -66,18 +65,18 @@ TEST_F(SpillSettings, BehavesAsAVectorWhileSmall) {
   v.resize(2);
   v.resize(3);
   EXPECT_EQ(v[2], Item{});  // regrown elements are new values, not what was there
-  const des::SpillArray<Item> copy = v;
+  const racetrack::SpillArray<Item> copy = v;
   EXPECT_TRUE(copy == v);
-  des::SpillArray<Item> moved = std::move(v);
+  racetrack::SpillArray<Item> moved = std::move(v);
   EXPECT_EQ(moved.size(), 3u);
   EXPECT_TRUE(v.empty());
-  const des::SpillArray<uint32_t> listed = {4, 5, 6};
+  const racetrack::SpillArray<uint32_t> listed = {4, 5, 6};
   EXPECT_EQ(listed.at(2), 6u);
   EXPECT_EQ(*listed.rbegin(), 6u);
 }
 
 TEST_F(SpillSettings, MovesToAFileAndKeepsItsElementsThroughGrowth) {
-  des::SpillArray<Item> v;
+  racetrack::SpillArray<Item> v;
   for (uint32_t i = 0; i < 100; ++i) v.push_back({i, i});
   EXPECT_FALSE(v.spilled());
   spill_everything(64u << 20);
@@ -85,7 +84,7 @@ TEST_F(SpillSettings, MovesToAFileAndKeepsItsElementsThroughGrowth) {
   EXPECT_TRUE(v.spilled());
   for (uint32_t i = 0; i < v.size(); ++i)
     if (v[i] != Item{i, i}) FAIL() << "element " << i << " lost";
-  des::SpillArray<Item> copy = v;
+  racetrack::SpillArray<Item> copy = v;
   EXPECT_TRUE(copy.spilled());
   EXPECT_TRUE(copy == v);
   copy[5].b = 99;
@@ -95,7 +94,7 @@ TEST_F(SpillSettings, MovesToAFileAndKeepsItsElementsThroughGrowth) {
 TEST_F(SpillSettings, TrimmingDropsResidentPagesAndLosesNoData) {
   spill_everything(size_t{1} << 40);  // no trim while it fills
   constexpr size_t kCount = (96u << 20) / sizeof(uint64_t);
-  des::SpillArray<uint64_t> v(kCount);
+  racetrack::SpillArray<uint64_t> v(kCount);
   for (size_t i = 0; i < kCount; ++i) v[i] = i * 2654435761u;
   const size_t before = shared_resident_bytes();
   const size_t trims = spill::trims();
@@ -110,7 +109,7 @@ TEST_F(SpillSettings, TrimmingDropsResidentPagesAndLosesNoData) {
 TEST_F(SpillSettings, OtherThreadsReadThroughTrims) {
   spill_everything(0);  // trim at every look
   constexpr size_t kCount = (16u << 20) / sizeof(uint32_t);
-  des::SpillArray<uint32_t> v(kCount);
+  racetrack::SpillArray<uint32_t> v(kCount);
   uint64_t expected = 0;
   for (size_t i = 0; i < kCount; ++i) expected += v[i] = static_cast<uint32_t>(i * 7);
   const size_t trims_before = spill::trims();
@@ -134,7 +133,7 @@ TEST_F(SpillSettings, StaysInMemoryWhenNoFileCanBeMade) {
   s.spill_above_bytes = 0;
   s.directory = std::string(RACETRACK_TEST_TMPDIR) + "/no-such-directory";
   spill::configure(s);
-  des::SpillArray<uint32_t> v;
+  racetrack::SpillArray<uint32_t> v;
   for (uint32_t i = 0; i < 100000; ++i) v.push_back(i);
   EXPECT_FALSE(v.spilled());
   for (uint32_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i);

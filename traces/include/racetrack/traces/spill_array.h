@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "racetrack/des/spill_storage.h"
+#include "racetrack/traces/spill_storage.h"
 
-namespace racetrack::des {
+namespace racetrack {
 
 template <typename T>
 class SpillArray {
@@ -105,6 +105,7 @@ class SpillArray {
     resize(n, value);
   }
   void clear() { size_ = 0; }
+  void shrink_to_fit() { storage_.shrink(size_ * sizeof(T)); }
 
   friend bool operator==(const SpillArray& a, const SpillArray& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
@@ -121,4 +122,4 @@ class SpillArray {
   size_t size_ = 0;
 };
 
-}  // namespace racetrack::des
+}  // namespace racetrack
