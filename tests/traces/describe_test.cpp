@@ -230,13 +230,13 @@ TEST(Tables, LabelsAndLookups) {
   EXPECT_EQ(tables.region_label(1), "X");
   EXPECT_EQ(tables.region_label(50), "region 50");
   EXPECT_EQ(tables.stream(0), nullptr);
-  EXPECT_EQ(tables.region(50), nullptr);
+  EXPECT_EQ(tables.region_facts(50), nullptr);
   ASSERT_NE(tables.thread(2), nullptr);
   EXPECT_EQ(tables.string(tables.thread(2)->name()), "worker");
 }
 
-// Streaming passes keep 24 bytes of facts per region by default; only the
-// viewer asks for the messages, and passes that track regions for nothing.
+// Streaming passes keep 24 bytes of facts per region by default, and
+// passes that track regions themselves (and the viewer) nothing.
 TEST(Tables, RegionsAreKeptAsFactsUnlessAskedOtherwise) {
   v1::Chunk c = testing::standard_trace(1);
   v1::Region& r = *c.mutable_regions(0);
@@ -246,10 +246,9 @@ TEST(Tables, RegionsAreKeptAsFactsUnlessAskedOtherwise) {
   r.set_origin(v1::ORIGIN_FRAMEWORK_BLOCK);
   r.set_label(1);
   c.add_regions()->set_id(99);  // not the next id: skipped, as for other tables
-  TraceTables facts, messages, none;
-  messages.set_regions(RegionDetail::kMessages);
+  TraceTables facts, none;
   none.set_regions(RegionDetail::kNone);
-  for (TraceTables* t : {&facts, &messages, &none}) t->add(c);
+  for (TraceTables* t : {&facts, &none}) t->add(c);
 
   const RegionFacts* f = facts.region_facts(1);
   ASSERT_NE(f, nullptr);
@@ -260,12 +259,6 @@ TEST(Tables, RegionsAreKeptAsFactsUnlessAskedOtherwise) {
   EXPECT_EQ(f->origin, v1::ORIGIN_FRAMEWORK_BLOCK);
   EXPECT_EQ(facts.region_label(1), c.strings(0));
   EXPECT_EQ(facts.region_facts(static_cast<uint32_t>(c.regions_size())), nullptr);
-  EXPECT_TRUE(facts.regions().empty());
-
-  ASSERT_NE(messages.region(1), nullptr);
-  EXPECT_EQ(messages.region(1)->base(), 0x7000u);
-  EXPECT_EQ(messages.regions().size(), static_cast<size_t>(c.regions_size() - 1));
-  ASSERT_NE(messages.region_facts(1), nullptr);
 
   EXPECT_EQ(none.region_facts(1), nullptr);
   EXPECT_EQ(none.region_label(1), "region 1");

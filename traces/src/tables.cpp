@@ -32,7 +32,6 @@ void TraceTables::add(const v1::Chunk& chunk) {
   for (const v1::Region& r : chunk.regions())
     if (r.id() == region_facts_.size() + 1)
       region_facts_.push_back({r.base(), r.size(), r.label(), small_enum(r.space()), small_enum(r.origin())});
-  if (region_detail_ == RegionDetail::kMessages) add_dense(regions_, chunk.regions());
 }
 
 std::string_view TraceTables::string(uint32_t id) const {

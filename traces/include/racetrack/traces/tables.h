@@ -23,12 +23,11 @@ struct RegionFacts {
 // How much of each region the tables keep. Regions are the one table that
 // grows with a trace's length (an allocation each), so streaming passes
 // keep only facts, or nothing when they track regions themselves.
-enum class RegionDetail : uint8_t { kNone, kFacts, kMessages };
+enum class RegionDetail : uint8_t { kNone, kFacts };
 
 class TraceTables {
  public:
-  // kFacts unless set; only a pass that holds the whole trace (the viewer)
-  // needs the messages.
+  // kFacts unless set.
   void set_regions(RegionDetail detail) { region_detail_ = detail; }
 
   // Registers the entities a chunk defines. Ids that are not the next dense
@@ -42,9 +41,7 @@ class TraceTables {
   const v1::Stream* stream(uint32_t id) const { return find(streams_, id); }
   const v1::Event* event(uint32_t id) const { return find(events_, id); }
   const v1::HostThread* thread(uint32_t id) const { return find(threads_, id); }
-  // With kMessages only.
-  const v1::Region* region(uint32_t id) const { return find(regions_, id); }
-  // With kFacts or kMessages.
+  // With kFacts.
   const RegionFacts* region_facts(uint32_t id) const {
     return id >= 1 && id <= region_facts_.size() ? &region_facts_[id - 1] : nullptr;
   }
@@ -53,7 +50,6 @@ class TraceTables {
   const std::vector<v1::Stream>& streams() const { return streams_; }
   const std::vector<v1::Event>& events() const { return events_; }
   const std::vector<v1::HostThread>& threads() const { return threads_; }
-  const std::vector<v1::Region>& regions() const { return regions_; }
 
   // "compute" / "stream 3 (d2h)": the user name, else the id and role.
   std::string stream_label(uint32_t id) const;
@@ -72,7 +68,6 @@ class TraceTables {
   std::vector<v1::Stream> streams_;
   std::vector<v1::Event> events_;
   std::vector<v1::HostThread> threads_;
-  std::vector<v1::Region> regions_;
   std::deque<RegionFacts> region_facts_;  // a deque: no doubling copy as it grows
   RegionDetail region_detail_ = RegionDetail::kFacts;
 };
