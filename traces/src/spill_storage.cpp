@@ -139,7 +139,7 @@ int open_spill_file() {
   struct statfs fs {};
   if (statfs(dir.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kTmpfsMagic)
     say_once(said_tmpfs, "note: " + dir +
-                             " is in memory (tmpfs), so spilling sim's arrays there saves no memory; "
+                             " is in memory (tmpfs), so spilling arrays there saves no memory; "
                              "set TMPDIR to a directory on disk");
   int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {

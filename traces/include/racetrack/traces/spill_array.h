@@ -1,7 +1,7 @@
 // A vector of plain values kept in spill::Storage: small arrays stay in
 // memory, large ones in a temporary file whose pages the trimmer returns to
-// the page cache, so sim's and replay's per-op arrays do not hold resident
-// memory in proportion to the trace (docs/sim.md, "Memory"). It has the
+// the page cache, so the per-op arrays of sim, replay and the viewer do not
+// hold resident memory in proportion to the trace (docs/sim.md, "Memory"). It has the
 // part of std::vector's interface they use, with the same rule that growing
 // may move the elements.
 #pragma once

@@ -1,5 +1,5 @@
 // Memory whose resident size stays flat however long the trace: bytes live
-// in anonymous memory while small and move to a shared mapping of an
+// on the heap while small and move to a shared mapping of an
 // unlinked temporary file once large. A trimmer thread hands the pages of
 // those mappings back to the page cache whenever they have grown by a
 // budget; the next touch reads them back from the file (docs/sim.md,
@@ -19,11 +19,11 @@ struct Settings {
   // The trimmer runs when spilled pages resident have grown by this much
   // since its last run.
   size_t resident_budget_bytes = 32u << 20;
-  std::string directory;  // empty: the system's temporary directory ($TMPDIR)
+  std::string directory;  // empty: $TMPDIR, else /tmp
 };
 
-// The settings in force: at first use from RACETRACK_SPILL_ABOVE_MIB,
-// RACETRACK_SPILL_RESIDENT_MIB and TMPDIR, then as configure() left them.
+// The settings in force: at first use from RACETRACK_SPILL_ABOVE_MIB and
+// RACETRACK_SPILL_RESIDENT_MIB, then as configure() left them.
 Settings settings();
 // For tests and tools: applies to stores that grow from now on.
 void configure(const Settings& settings);
