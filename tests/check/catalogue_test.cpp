@@ -128,6 +128,37 @@ uint32_t stream_named(const v1::Chunk& trace, const std::string& name) {
   return 0;
 }
 
+// The writers of a region are kept as a stream mask up to stream 63 and
+// listed past it: the waited-on producer on stream 80 is still a producer.
+TEST(WrongWait, OneProducerOfSeveralIsNamedPastStream63) {
+  v1::Chunk trace = load_sample("c10_one_of_several_producers.race.pbtxt");
+  const uint32_t producer_1 = stream_named(trace, "producer_1");
+  const uint32_t producer_2 = stream_named(trace, "producer_2");
+  v1::Stream spare = trace.streams(static_cast<int>(producer_2) - 1);
+  spare.set_name(static_cast<uint32_t>(trace.strings_size()) + 1);  // "spare"
+  trace.add_strings("spare");
+  constexpr uint32_t kHigh1 = 80, kHigh2 = 70;
+  while (trace.streams_size() < static_cast<int>(kHigh1)) {
+    spare.set_id(static_cast<uint32_t>(trace.streams_size()) + 1);
+    *trace.add_streams() = spare;
+  }
+  // Producers' names and ops move to streams 80 and 70; 1 and 2 stay idle.
+  for (auto [from, to] : {std::pair{producer_1, kHigh1}, std::pair{producer_2, kHigh2}}) {
+    trace.mutable_streams(static_cast<int>(to) - 1)
+        ->set_name(trace.streams(static_cast<int>(from) - 1).name());
+    trace.mutable_streams(static_cast<int>(from) - 1)->set_name(spare.name());
+    for (v1::Op& op : *trace.mutable_ops())
+      if (op.stream() == from) op.set_stream(to);
+  }
+  TempDir dir;
+  const std::string path = dir.path("high_streams.pbtxt");
+  ASSERT_TRUE(save_trace(trace, path).ok());
+  EXPECT_EQ(why(path),
+            "#6 on reduce waited on one producer of \"bucket\" only (#5 waits on e1, recorded at #2 on "
+            "producer_1), not on producer_2, where the racing op #3 runs: it must wait on every stream that "
+            "writes it");
+}
+
 // DeepSpeed#7898's other half: the event is recorded on the producer's
 // stream, but the wait is issued on the default stream, not the consumer's.
 TEST(WrongWait, WaitIssuedOnAnotherStreamIsNamed) {

@@ -49,6 +49,14 @@ void HappensBefore::add_stream(const v1::Stream& stream) {
   s.device = stream.device();
   s.flags = stream.flags();
   agents_.push_back({AgentKind::kStream, stream.id()});
+  const auto index = static_cast<uint32_t>(streams_.size());
+  for (uint32_t i = 0; i < index; ++i) {
+    StreamState& other = streams_[i];
+    if (other.device != s.device) continue;
+    if (s.flags == v1::STREAM_LEGACY_DEFAULT && is_blocking(other.flags)) s.blocking_peers.push_back(i);
+    if (other.flags == v1::STREAM_LEGACY_DEFAULT && is_blocking(s.flags))
+      other.blocking_peers.push_back(index);
+  }
   if (s.flags == v1::STREAM_LEGACY_DEFAULT) legacy_stream_.try_emplace(s.device, stream.id());
   streams_.push_back(std::move(s));
 }
@@ -198,8 +206,7 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
   // Legacy default stream: it waits for earlier work on the device's
   // blocking streams, and their later work waits for it.
   if (s.flags == v1::STREAM_LEGACY_DEFAULT) {
-    for (const StreamState& other : streams_)
-      if (&other != &s && other.device == s.device && is_blocking(other.flags)) s.clock.join(other.clock);
+    for (uint32_t other : s.blocking_peers) s.clock.join(streams_[other].clock);
     ++legacy_version_[s.device];
   } else if (is_blocking(s.flags) && !legacy_stream_.empty()) {
     auto legacy = legacy_stream_.find(s.device);

@@ -131,8 +131,10 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
     regions_.add(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
                                     r.space(), r.label(), false});
   }
-  // Regions with an ALLOC op become live there; the others live from the start.
-  if (from_start.empty()) return;  // most chunks define no region: skip the pass over their ops
+  // Regions with an ALLOC op become live there; the others live from the
+  // start. One with alloc_seq has its ALLOC op; only those without one need
+  // the pass over the chunk's ops, which would cost a cache miss per op.
+  if (std::find(from_start.begin(), from_start.end(), 1) == from_start.end()) return;
   for (const auto& op : chunk.ops())
     if (op.has_alloc() && op.alloc().region() >= first_new && op.alloc().region() <= regions_defined_)
       from_start[op.alloc().region() - first_new] = false;

@@ -13,6 +13,7 @@
 #include "racetrack/race/pdl.h"
 #include "racetrack/race/settle.h"
 #include "recorded_events.h"
+#include "region_writers.h"
 
 namespace racetrack::race {
 namespace {
@@ -121,6 +122,7 @@ struct Checker::State {
   AccessResolver resolver;
   PdlWaitFacts pdl_facts;  // for hb's rule 1a
   RecordedEvents recorded;
+  RegionWriters writers;  // for hazards' explanations
   GraphLifetimes graphs;
   std::vector<v1::Op> unjoined;
   ExternalAgents externals;
@@ -317,6 +319,7 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.pdl_wait = order.pdl.wait;
   h.programmatic = programmatic;
   if (first.stream) h.event_after_first = recorded.right_after(first.seq);
+  if (shown || strongest) h.second_region_writers = writers.of(second.access.region);
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
@@ -444,6 +447,10 @@ void Checker::State::process(const v1::Op& op) {
     if (k + 1 < accesses.size() && same_side(a, accesses[k + 1])) continue;  // more rows to come
     report_conflicts(side, o);
   }
+  // After its own hazards: they name the writers before the op.
+  if (!observer && hb::is_device_op(op))
+    for (const ResolvedAccess& a : accesses)
+      if (a.writes && a.region) writers.note(a.region, op.stream());
 }
 
 void Checker::State::shadow_check(const ResolvedAccess& a, uint32_t side, const hb::OpOrder& o) {

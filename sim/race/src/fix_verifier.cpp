@@ -67,7 +67,6 @@ void FixVerifier::want_explanation(const Hazard& h) {
 void FixVerifier::add_chunk(const v1::Chunk& chunk) {
   if (gave_up_) return;
   recheck_.add_entities(chunk);
-  waits_.note_regions(chunk);
   for (const v1::Op& op : chunk.ops()) {
     ticks_.note(op, recheck_.tables());
     waits_.note(op);

@@ -25,7 +25,10 @@ const std::pair<uint64_t, std::string>* TickMap::find(const HazardSide& side, ui
 
 void TickMap::note_point(Agent& a, uint64_t key, const v1::Op& op, const TraceTables& tables) {
   ++a.ticks;
-  if (!a.wanted.empty() && a.wanted.erase(a.ticks)) found_[{key, a.ticks}] = {op.seq(), op_title(op, tables)};
+  // want() takes only ticks still ahead, so the first wanted is never behind.
+  if (a.wanted.empty() || *a.wanted.begin() != a.ticks) return;
+  a.wanted.erase(a.wanted.begin());
+  found_[{key, a.ticks}] = {op.seq(), op_title(op, tables)};
 }
 
 }  // namespace racetrack::race

@@ -7,10 +7,6 @@ namespace {
 
 constexpr size_t kWaitsKept = 4;  // enough to name them in one line
 
-bool writes(v1::AccessMode mode) {
-  return mode != v1::MODE_READ;
-}
-
 std::string where(uint32_t stream, uint32_t thread, const TraceTables& t) {
   return stream ? t.stream_label(stream) : "host thread " + std::to_string(thread);
 }
@@ -36,19 +32,6 @@ void WrongWaits::want(const Hazard& h) {
   by_hazard_[h.key()] = i;
   by_consumer_[w.consumer].push_back(i);
   by_producer_[w.producer_stream].push_back(i);
-  const uint32_t region = h.second.access.region;
-  if (!region) return;
-  by_region_[region].push_back(i);
-  if (auto it = writers_.find(region); it != writers_.end()) w.writers = it->second;
-}
-
-void WrongWaits::note_regions(const v1::Chunk& chunk) {
-  for (const v1::Region& r : chunk.regions()) {
-    if (r.alloc_seq())
-      allocated_[r.id()] = {r.base(), r.base() + r.size()};
-    else
-      region_at_[r.base()] = {r.base() + r.size(), r.id()};
-  }
 }
 
 void WrongWaits::note(const v1::Op& op) {
@@ -57,24 +40,6 @@ void WrongWaits::note(const v1::Op& op) {
     case v1::Op::kWait: note_wait(op, op.wait().event()); break;
     case v1::Op::kSync:
       if (op.sync().kind() == v1::SYNC_EVENT) note_wait(op, op.sync().event());
-      break;
-    case v1::Op::kKernel:
-      for (const v1::Access& a : op.kernel().accesses())
-        if (writes(a.mode())) note_write(op.stream(), op.seq(), a.region(), a.address());
-      break;
-    case v1::Op::kMemcpy: note_write(op.stream(), op.seq(), 0, op.memcpy().dst()); break;
-    case v1::Op::kMemset: note_write(op.stream(), op.seq(), 0, op.memset().dst()); break;
-    case v1::Op::kAlloc:
-      if (auto it = allocated_.find(op.alloc().region()); it != allocated_.end())
-        region_at_[it->second.first] = {it->second.second, it->first};
-      break;
-    case v1::Op::kFree:
-      if (auto it = allocated_.find(op.free().region()); it != allocated_.end()) {
-        auto at = region_at_.find(it->second.first);
-        if (at != region_at_.end() && at->second.second == it->first) region_at_.erase(at);
-        writers_.erase(it->first);
-        allocated_.erase(it);
-      }
       break;
     default: break;
   }
@@ -106,28 +71,6 @@ void WrongWaits::note_wait(const v1::Op& op, uint32_t event) {
     }
 }
 
-void WrongWaits::note_write(uint32_t stream, uint64_t seq, uint32_t region, uint64_t address) {
-  if (!stream) return;
-  if (!region) {
-    auto it = region_at_.upper_bound(address);
-    if (it == region_at_.begin()) return;
-    --it;
-    if (address >= it->second.first) return;
-    region = it->second.second;
-  }
-  std::vector<uint32_t>& streams = writers_[region];
-  if (std::find(streams.begin(), streams.end(), stream) == streams.end()) streams.push_back(stream);
-  if (by_region_.empty()) return;
-  auto it = by_region_.find(region);
-  if (it == by_region_.end()) return;
-  for (size_t i : it->second) add_writer(watches_[i], stream, seq);
-}
-
-void WrongWaits::add_writer(Watch& w, uint32_t stream, uint64_t seq) {
-  if (seq >= w.second_seq || std::find(w.writers.begin(), w.writers.end(), stream) != w.writers.end()) return;
-  w.writers.push_back(stream);
-}
-
 std::string WrongWaits::explain(const Hazard& h, const TraceTables& t) const {
   auto found = by_hazard_.find(h.key());
   if (found == by_hazard_.end()) return "";
@@ -149,7 +92,8 @@ std::string WrongWaits::explain(const Hazard& h, const TraceTables& t) const {
   bool on_a_producer = false, on_legacy_default = false;
   for (const Wait* wait : elsewhere) {
     waits += (waits.empty() ? "" : "; ") + wait_text(*wait, t);
-    on_a_producer |= std::find(w.writers.begin(), w.writers.end(), wait->record_stream) != w.writers.end();
+    const std::vector<uint32_t>& writers = h.second_region_writers;  // before the second op
+    on_a_producer |= std::find(writers.begin(), writers.end(), wait->record_stream) != writers.end();
     const v1::Stream* s = t.stream(wait->record_stream);
     on_legacy_default |= s && s->flags() == v1::STREAM_LEGACY_DEFAULT;
   }

@@ -20,8 +20,6 @@ class WrongWaits {
  public:
   // Registers a hazard to explain; call before note() reaches its first op.
   void want(const Hazard& h);
-  // Every chunk's regions, before its ops (the checker's tables keep none).
-  void note_regions(const v1::Chunk& chunk);
   // Every op of the trace, in submission order (the trace's own ops only).
   void note(const v1::Op& op);
   // The why: text naming the wait that was on the wrong stream, or "" when
@@ -40,10 +38,9 @@ class WrongWaits {
   struct Watch {
     uint64_t first_seq = 0, second_seq = 0;
     uint32_t producer_stream = 0;
-    uint64_t consumer = 0;          // agent key of the second op
-    std::vector<Wait> waits;        // the consumer's waits between the two ops (the last few)
-    Wait misplaced;                 // a wait on the producer's later record, issued elsewhere
-    std::vector<uint32_t> writers;  // streams that wrote the second op's region before it
+    uint64_t consumer = 0;    // agent key of the second op
+    std::vector<Wait> waits;  // the consumer's waits between the two ops (the last few)
+    Wait misplaced;           // a wait on the producer's later record, issued elsewhere
   };
   struct Record {
     uint64_t seq = 0;
@@ -54,23 +51,12 @@ class WrongWaits {
     return stream ? stream : (uint64_t{1} << 32) | thread;
   }
   void note_wait(const v1::Op& op, uint32_t event);
-  void note_write(uint32_t stream, uint64_t seq, uint32_t region, uint64_t address);
-  void add_writer(Watch& w, uint32_t stream, uint64_t seq);
 
   std::vector<Watch> watches_;
   std::map<HazardKey, size_t> by_hazard_;
   std::unordered_map<uint64_t, std::vector<size_t>> by_consumer_;
   std::unordered_map<uint32_t, std::vector<size_t>> by_producer_;
-  std::unordered_map<uint32_t, std::vector<size_t>> by_region_;
-  // Every live region's writing streams so far, so a hazard wanted late
-  // still learns the writes before it (dropped at the region's free: its id
-  // is never reused).
-  std::unordered_map<uint32_t, std::vector<uint32_t>> writers_;
-  std::map<uint64_t, std::pair<uint64_t, uint32_t>> region_at_;  // base -> (end, region)
-  // Regions an alloc op creates: they own their address only from that op
-  // to their free (allocator blocks reuse addresses).
-  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> allocated_;  // region -> (base, end)
-  std::unordered_map<uint32_t, Record> last_record_;                       // by event
+  std::unordered_map<uint32_t, Record> last_record_;  // by event
 };
 
 }  // namespace racetrack::race

@@ -165,6 +165,9 @@ class HappensBefore {
     std::unordered_map<uint32_t, uint64_t> seen_host_joins;
     uint64_t seen_legacy_version = 0;
     uint64_t seen_barrier_version = 0;
+    // A legacy default stream's: the blocking streams of its device (by
+    // index), which it waits for at every op.
+    std::vector<uint32_t> blocking_peers;
     PdlChain pdl;
     // A wait on a programmatic event was this stream's last op: the
     // record, for the next op if it is a kernel (rule 5a).

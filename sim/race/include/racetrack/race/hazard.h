@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "racetrack/hb/pdl.h"
 #include "racetrack/race/access.h"
@@ -111,6 +112,10 @@ struct Hazard {
   // (docs/ordering-rules.md rule 5a), which does not wait for the kernel to
   // complete: that wait, when `programmatic.wait_seq` is set.
   hb::ProgrammaticWait programmatic{};
+  // The streams that wrote the second side's region before the second op
+  // (explains a wait on one producer of several, wrong_wait.h); set on the
+  // hazards check shows or may explain.
+  std::vector<uint32_t> second_region_writers;
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
   uint32_t group = 0;
