@@ -104,7 +104,14 @@ void AccessResolver::set_live(uint32_t id, bool live) {
   if (r.live == live) return;
   r.live = live;
   ++live_version_;
-  LiveMap& map = live_[r.space][tier_of(r.origin)];
+  auto tiers = live_.find(r.space);
+  if (tiers == live_.end()) {
+    // Moved in whole: a pmr container keeps the resource it was made with.
+    static_assert(kTiers == 3);
+    std::array<LiveMap, kTiers> pooled{LiveMap(&live_pool_), LiveMap(&live_pool_), LiveMap(&live_pool_)};
+    tiers = live_.emplace(r.space, std::move(pooled)).first;
+  }
+  LiveMap& map = tiers->second[tier_of(r.origin)];
   if (live) {
     map[r.base] = Live{id, &r};
     lowest_ = std::min(lowest_, r.base);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <regex>
 #include <set>
 #include <string>
@@ -130,7 +131,7 @@ class AccessResolver {
     uint32_t id = 0;
     const RegionInfo* info = nullptr;
   };
-  using LiveMap = std::map<uint64_t, Live>;
+  using LiveMap = std::pmr::map<uint64_t, Live>;
   enum Tier { kAnnotation, kBlock, kSegment, kTiers };
   // The finest live region containing [lo, hi) in `space`, or {0, null}.
   Live find_live(SpaceKey space, uint64_t lo, uint64_t hi) const;
@@ -168,6 +169,9 @@ class AccessResolver {
   std::vector<KernelModeRule> rules_;
   RegionPages regions_;
   uint32_t regions_defined_ = 0;
+  // Live regions come and go with every allocation: their map nodes come
+  // from a pool, so they stay close together and in cache.
+  std::pmr::unsynchronized_pool_resource live_pool_;
   std::map<SpaceKey, std::array<LiveMap, kTiers>> live_;  // finest tier first
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;
