@@ -49,7 +49,8 @@ int main() {
 
     uint64_t mismatches = 0;
     const double sim = best_seconds(3, [&] {
-      des::ValueTracker tracker(p);
+      const des::SequentialReference reference(p);
+      des::ValueTracker tracker(p, reference);
       auto r = des::run(p, {}, &tracker);
       if (!r) fail(r.error());
       tracker.finish();

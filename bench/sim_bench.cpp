@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
     const double plain = best_seconds(runs, [&] { plain_makespan = simulate(p, nullptr); });
     uint64_t mismatches = 0;
     const double tracked = best_seconds(runs, [&] {
-      des::ValueTracker tracker(p);
+      const des::SequentialReference reference(p);
+      des::ValueTracker tracker(p, reference);
       tracked_makespan = simulate(p, &tracker);
       tracker.finish();
       mismatches = tracker.mismatches().size();

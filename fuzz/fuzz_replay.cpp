@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto source = TraceSource::open_unchecked(trace.path()))
     if (auto program = des::load_program(*source, des::CostModel{})) {
       const auto plan = replay::ArenaPlan::build(*program, 4, 1 << 20);
-      const des::ValueTracker reference(*program);
+      const des::SequentialReference reference(*program);
       replay::HostRunOptions run;
       run.traced_timing = false;
       (void)replay::run_on_host(*program, plan, reference, run);

@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       des::Schedule schedule;
       schedule.jitter_sigma = 1.0;
       if (!program->ops.empty()) schedule.delays[0] = INT64_MAX;  // held back as long as can be
-      des::ValueTracker tracker(*program);
+      const des::SequentialReference reference(*program);
+      des::ValueTracker tracker(*program, reference);
       if (des::run(*program, schedule, &tracker)) tracker.finish();
     }
 

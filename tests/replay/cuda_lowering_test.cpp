@@ -21,7 +21,7 @@ namespace {
 
 struct Lowered {
   des::Program program;
-  std::unique_ptr<des::ValueTracker> reference;
+  std::unique_ptr<des::SequentialReference> reference;
   replay::ArenaPlan plan;
   replay::LaunchList launches;
 };
@@ -29,7 +29,7 @@ struct Lowered {
 std::unique_ptr<Lowered> lower(const std::string& path, uint64_t granule = 4096, uint64_t memory_limit = 0) {
   auto l = std::make_unique<Lowered>();
   l->program = sim_test::load(path);
-  l->reference = std::make_unique<des::ValueTracker>(l->program);
+  l->reference = std::make_unique<des::SequentialReference>(l->program);
   l->plan = replay::ArenaPlan::build(l->program, granule, memory_limit);
   l->launches = replay::lower_to_launches(l->program, l->plan, *l->reference);
   return l;

@@ -13,7 +13,7 @@ namespace {
 
 struct Setup {
   des::Program program;
-  std::unique_ptr<des::ValueTracker> reference;
+  std::unique_ptr<des::SequentialReference> reference;
   replay::ArenaPlan plan;
   replay::LaunchList launches;
 };
@@ -21,7 +21,7 @@ struct Setup {
 std::unique_ptr<Setup> setup(const std::string& path, uint64_t granule, uint64_t memory_limit = 0) {
   auto s = std::make_unique<Setup>();
   s->program = sim_test::load(path);
-  s->reference = std::make_unique<des::ValueTracker>(s->program);
+  s->reference = std::make_unique<des::SequentialReference>(s->program);
   s->plan = replay::ArenaPlan::build(s->program, granule, memory_limit);
   s->launches = replay::lower_to_launches(s->program, s->plan, *s->reference);
   return s;

@@ -72,7 +72,7 @@ inline SynthOptions small_synth(bool known_modes, racetrack::Schedule schedule, 
 
 // The host backend on a loaded program, with some ops held back.
 inline replay::HostRun run_host(const des::Program& p, const replay::ArenaPlan& plan,
-                                const des::ValueTracker& reference,
+                                const des::SequentialReference& reference,
                                 std::unordered_map<uint32_t, int64_t> delays = {}) {
   replay::HostRunOptions o;
   o.traced_timing = false;

@@ -84,7 +84,7 @@ TEST_P(FixedSample, NeverCorruptsOverManySeeds) {
 TEST_P(FixedSample, NeverCorruptsWithAnyOpHeldBack) {
   const des::Program p = sim_test::load(GetParam().file);
   ASSERT_FALSE(p.ops.empty());
-  const des::ValueTracker reference(p);
+  const des::SequentialReference reference(p);
   for (uint64_t granule : {uint64_t{4096}, uint64_t{64}, uint64_t{4}}) {
     const replay::ArenaPlan plan = replay::ArenaPlan::build(p, granule, 0);
     // Byte-fine stamps only on the small samples: megabytes of 4-byte

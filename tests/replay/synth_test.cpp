@@ -49,7 +49,7 @@ TEST_P(CleanSynth, NeverCorruptsWithRandomOpsHeldBack) {
   sim_test::synth_to(path, small_synth(known, schedule, 2, kCleanOps));
   const des::Program p = sim_test::load(path);
   ASSERT_GT(p.ops.size(), kCleanOps / 2);
-  const des::ValueTracker reference(p);
+  const des::SequentialReference reference(p);
   const replay::ArenaPlan plan = replay::ArenaPlan::build(p, 256, 0);
   std::mt19937_64 rng(42);
   std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(p.ops.size() - 1));

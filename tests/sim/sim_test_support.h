@@ -187,7 +187,8 @@ struct TrackedRun {
 };
 
 inline TrackedRun tracked_run(const des::Program& p, const des::Schedule& s) {
-  des::ValueTracker tracker(p);
+  const des::SequentialReference reference(p);
+  des::ValueTracker tracker(p, reference);
   auto r = des::run(p, s, &tracker);
   EXPECT_TRUE(r) << (r ? "" : r.error().describe());
   TrackedRun out;

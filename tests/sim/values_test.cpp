@@ -27,8 +27,9 @@ TEST(SimValues, PartialWritesKeepTheRestOfEarlierOnes) {
   ASSERT_EQ(p.ops.size(), 5u);
   ASSERT_EQ(p.ops[4].access_count, 1u);
 
-  des::ValueTracker tracker(p);
-  const auto [begin, end] = tracker.expected(p.ops[4].accesses);
+  const des::SequentialReference reference(p);
+  des::ValueTracker tracker(p, reference);
+  const auto [begin, end] = reference.expected(p.ops[4].accesses);
   const uint64_t base = p.accesses[p.ops[4].accesses].lo;
   std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> seen;
   for (const des::ExpectedWriter* e = begin; e != end; ++e)

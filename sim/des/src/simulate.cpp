@@ -45,8 +45,8 @@ struct Tracked {
   uint64_t tainted_count = 0;
 };
 
-Result<Tracked> tracked_run(const Program& p, const Schedule& s) {
-  ValueTracker tracker(p);
+Result<Tracked> tracked_run(const Program& p, const SequentialReference& reference, const Schedule& s) {
+  ValueTracker tracker(p, reference);
   auto r = run(p, s, &tracker);
   if (!r) return r.error();
   tracker.finish();
@@ -119,7 +119,9 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
   report.ops = p.ops.size();
   report.tables = p.tables;
   report.modes = check->modes;
-  auto given = tracked_run(p, base);
+  // Every run below is compared with the same sequential run.
+  const SequentialReference reference(p);
+  auto given = tracked_run(p, reference, base);
   if (!given) return given.error();
   report.makespan_ns = given->run.makespan_ns;
   report.corruptions =
@@ -149,7 +151,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
         options.progress("demonstrating hazards", k, std::min(check->shown.size(), options.max_adversarial));
       Schedule s = base;
       s.delays[pair.held] = hold;
-      auto r = tracked_run(p, s);
+      auto r = tracked_run(p, reference, s);
       if (!r) return r.error();
       adversarial.emplace(std::move(*r));
       evidence = &*adversarial;
@@ -199,7 +201,7 @@ Result<SimReport> simulate_file(const std::string& path, const SimOptions& optio
         s.seed = base.seed + (j - held);
       }
       if (options.progress) options.progress("trying the fixes", j, 1 + held + options.jitter_schedules);
-      auto r = tracked_run(p, s);
+      auto r = tracked_run(p, reference, s);
       if (!r) return r.error();
       if (j == 0) w.makespan_ns = r->run.makespan_ns;
       ++w.schedules_tried;

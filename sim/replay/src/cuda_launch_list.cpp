@@ -150,7 +150,7 @@ std::vector<int32_t> number_done_events(const des::Program& p, const Chains& cha
 }  // namespace
 
 LaunchList lower_to_launches(const des::Program& p, const ArenaPlan& plan,
-                             const des::ValueTracker& reference) {
+                             const des::SequentialReference& reference) {
   LaunchList l;
   l.granule = plan.granule();
   for (race::SpaceKey space : plan.spaces())

@@ -86,6 +86,6 @@ struct LaunchList {
 // Lowers a loaded program laid out by `plan`; `reference` gives the
 // versions reads must see.
 LaunchList lower_to_launches(const des::Program& program, const ArenaPlan& plan,
-                             const des::ValueTracker& reference);
+                             const des::SequentialReference& reference);
 
 }  // namespace racetrack::replay

@@ -20,7 +20,7 @@ enum Flag : uint8_t { kIssued = 1, kHostDone = 2, kDeviceDone = 4, kDeviceStarte
 
 class HostReplay {
  public:
-  HostReplay(const des::Program& p, const ArenaPlan& plan, const des::ValueTracker& reference,
+  HostReplay(const des::Program& p, const ArenaPlan& plan, const des::SequentialReference& reference,
              const HostRunOptions& o)
       : p_(p), plan_(plan), reference_(reference), o_(o), flags_(p.ops.size()), times_(p.ops.size()) {
     for (race::SpaceKey space : plan.spaces()) {
@@ -224,7 +224,7 @@ class HostReplay {
 
   const des::Program& p_;
   const ArenaPlan& plan_;
-  const des::ValueTracker& reference_;
+  const des::SequentialReference& reference_;
   const HostRunOptions& o_;
   std::vector<std::atomic<uint8_t>> flags_;
   racetrack::SpillArray<des::OpTimes> times_;
@@ -239,7 +239,7 @@ class HostReplay {
 }  // namespace
 
 Result<HostRun> run_on_host(const des::Program& program, const ArenaPlan& plan,
-                            const des::ValueTracker& reference, const HostRunOptions& options) {
+                            const des::SequentialReference& reference, const HostRunOptions& options) {
   return HostReplay(program, plan, reference, options).run();
 }
 

@@ -37,6 +37,6 @@ struct HostRun {
 // Fails when the run needs more than kMaxReplayThreads threads or the
 // system refuses one.
 Result<HostRun> run_on_host(const des::Program& program, const ArenaPlan& plan,
-                            const des::ValueTracker& reference, const HostRunOptions& options);
+                            const des::SequentialReference& reference, const HostRunOptions& options);
 
 }  // namespace racetrack::replay

@@ -62,7 +62,7 @@ Result<ReplayReport> replay_file(const std::string& path, const ReplayOptions& o
   const double time_scale = fit_time_budget(*program, options);
   const des::Program& p = *program;
   const ArenaPlan plan = ArenaPlan::build(p, options.granule, options.memory_limit);
-  const des::ValueTracker reference(p);
+  const des::SequentialReference reference(p);
 
   ReplayReport report;
   report.trace = path;

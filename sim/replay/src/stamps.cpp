@@ -36,7 +36,7 @@ std::pair<uint64_t, uint64_t> granule_range(const ArenaPlan& plan, uint32_t spac
   return {(a + g - 1) / g, (b + g - 1) / g};
 }
 
-void add_read_checks(const des::Program& p, const ArenaPlan& plan, const des::ValueTracker& reference,
+void add_read_checks(const des::Program& p, const ArenaPlan& plan, const des::SequentialReference& reference,
                      uint32_t op, std::vector<GranuleCheck>& out) {
   auto check = [&](const des::SimAccess& acc,
                    std::pair<const des::ExpectedWriter*, const des::ExpectedWriter*> in) {

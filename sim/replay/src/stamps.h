@@ -12,7 +12,7 @@
 namespace racetrack::des {
 struct Program;
 struct Mismatch;
-class ValueTracker;
+class SequentialReference;
 }  // namespace racetrack::des
 
 namespace racetrack::replay {
@@ -58,8 +58,8 @@ std::pair<uint64_t, uint64_t> granule_range(const ArenaPlan& plan, uint32_t spac
 
 // Appends the checks of op `op`'s reads (one per stretch of bytes the
 // sequential run leaves to one writer) and the granules its writes stamp.
-void add_read_checks(const des::Program& program, const ArenaPlan& plan, const des::ValueTracker& reference,
-                     uint32_t op, std::vector<GranuleCheck>& out);
+void add_read_checks(const des::Program& program, const ArenaPlan& plan,
+                     const des::SequentialReference& reference, uint32_t op, std::vector<GranuleCheck>& out);
 void add_writes(const des::Program& program, const ArenaPlan& plan, uint32_t op,
                 std::vector<GranuleWrite>& out);
 

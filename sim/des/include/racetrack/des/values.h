@@ -6,16 +6,14 @@
 // range, not per byte.
 #pragma once
 
-#include <map>
-#include <set>
 #include <vector>
 
 #include "racetrack/des/engine.h"
+#include "racetrack/des/reference.h"
+#include "racetrack/des/version_map.h"
 #include "racetrack/race/hazard.h"
 
 namespace racetrack::des {
-
-inline constexpr uint32_t kInitial = UINT32_MAX;  // bytes no op has written
 
 // A read (or, for the final state, the end of the run) that saw `observed`
 // where the sequential run has `expected`, on [lo, hi).
@@ -44,17 +42,10 @@ struct HazardOps {
 HazardOps hazard_ops(const Program& p, const race::Hazard& h);
 bool shows_hazard(const Mismatch& m, const HazardOps& ops, const race::Hazard& h);
 
-// In the sequential reference, bytes [lo, hi) of a read were last written
-// by op `writer` (kInitial: by nobody).
-struct ExpectedWriter {
-  uint64_t lo, hi;
-  uint32_t writer;
-};
-
+// One run's memory, compared with the sequential reference at every read.
 class ValueTracker : public MemoryObserver {
  public:
-  // Runs the sequential reference.
-  explicit ValueTracker(const Program& program);
+  ValueTracker(const Program& program, const SequentialReference& reference);
 
   void on_start(uint32_t op) override;
   void on_end(uint32_t op) override;
@@ -62,59 +53,20 @@ class ValueTracker : public MemoryObserver {
   void finish();
 
   const std::vector<Mismatch>& mismatches() const { return mismatches_; }
-  // What a read access (an index into Program::accesses) should see.
-  std::pair<const ExpectedWriter*, const ExpectedWriter*> expected(uint32_t access) const {
-    return {expected_.data() + expected_begin_[access], expected_.data() + expected_begin_[access + 1]};
-  }
-  // What an external access (an index into Program::externals) reads.
-  std::pair<const ExpectedWriter*, const ExpectedWriter*> expected_external(uint32_t k) const {
-    return {external_expected_.data() + external_begin_[k],
-            external_expected_.data() + external_begin_[k + 1]};
-  }
   const std::vector<bool>& tainted() const { return tainted_; }
   uint64_t tainted_count() const;
 
  private:
-  struct Segment {
-    uint64_t hi;
-    uint32_t writer;
-    bool tainted;
-  };
-  using Map = std::map<uint64_t, Segment>;
-  // Each space's segments; consecutive accesses mostly stay in one space,
-  // so the last one found is kept.
-  struct Spaces {
-    std::map<race::SpaceKey, Map> maps;
-    race::SpaceKey last_space = 0;
-    Map* last = nullptr;
-    Map& operator[](race::SpaceKey space) {
-      if (!last || space != last_space) {
-        last = &maps[space];
-        last_space = space;
-      }
-      return *last;
-    }
-  };
-  using Expected = ExpectedWriter;
-
-  void retire(const Retirement& r);
   // Compares what a read of `acc` by op `reader` sees with the reference.
   void compare(uint32_t reader, const SimAccess& acc, const ExpectedWriter* e, const ExpectedWriter* e_end,
                bool& tainted);
-  static void write(Map& map, uint64_t lo, uint64_t hi, uint32_t writer, bool tainted);
-  // Segments of `map` over [lo, hi), gaps as kInitial.
-  template <typename Out>
-  static void view(const Map& map, uint64_t lo, uint64_t hi, Out& out, bool* any_tainted);
 
   const Program& p_;
-  Spaces reference_final_, memory_;
-  SpillArray<Expected> expected_;            // per read access, in order
-  SpillArray<uint32_t> expected_begin_;      // by access index: first entry in expected_
-  std::vector<Expected> external_expected_;  // per external read, by external index
-  std::vector<uint32_t> external_begin_;
+  const SequentialReference& reference_;
+  VersionSpaces memory_;
   std::vector<bool> tainted_;  // by op
   std::vector<Mismatch> mismatches_;
-  std::vector<Expected> scratch_;
+  std::vector<ExpectedWriter> scratch_;
 };
 
 }  // namespace racetrack::des
