@@ -45,7 +45,9 @@ bool shows_hazard(const Mismatch& m, const HazardOps& ops, const race::Hazard& h
 // One run's memory, compared with the sequential reference at every read.
 class ValueTracker : public MemoryObserver {
  public:
+  // Keeps `reference`, which must outlive it.
   ValueTracker(const Program& program, const SequentialReference& reference);
+  ValueTracker(const Program& program, SequentialReference&& reference) = delete;
 
   void on_start(uint32_t op) override;
   void on_end(uint32_t op) override;
