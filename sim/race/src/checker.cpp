@@ -319,7 +319,8 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   h.pdl_wait = order.pdl.wait;
   h.programmatic = programmatic;
   if (first.stream) h.event_after_first = recorded.right_after(first.seq);
-  if (shown || strongest) h.second_region_writers = writers.of(second.access.region);
+  if (options.explain_and_fix && (shown || strongest))
+    h.second_region_writers = writers.of(second.access.region);
   h.group = static_cast<uint32_t>(it->second);
   if (strongest) {
     g.confidence = confidence;
@@ -447,8 +448,9 @@ void Checker::State::process(const v1::Op& op) {
     if (k + 1 < accesses.size() && same_side(a, accesses[k + 1])) continue;  // more rows to come
     report_conflicts(side, o);
   }
-  // After its own hazards: they name the writers before the op.
-  if (!observer && hb::is_device_op(op))
+  // After its own hazards: they name the writers before the op. Only
+  // explanations use them.
+  if (!observer && options.explain_and_fix && hb::is_device_op(op))
     for (const ResolvedAccess& a : accesses)
       if (a.writes && a.region) writers.note(a.region, op.stream());
 }

@@ -114,7 +114,7 @@ struct Hazard {
   hb::ProgrammaticWait programmatic{};
   // The streams that wrote the second side's region before the second op
   // (explains a wait on one producer of several, wrong_wait.h); set on the
-  // hazards check shows or may explain.
+  // hazards check shows or may explain, when it explains them.
   std::vector<uint32_t> second_region_writers;
   // Index of its group in CheckResult::groups (the viewer lists instances
   // under their group).
