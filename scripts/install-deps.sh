@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libprotobuf-dev protobuf-compiler libzstd-dev
+  libprotobuf-dev protobuf-compiler libzstd-dev zlib1g-dev
   libcli11-dev libboost-dev libboost-graph-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libgl-dev
