@@ -207,14 +207,14 @@ void HappensBefore::prepare(StreamState& s, ThreadState& t) {
   // blocking streams, and their later work waits for it.
   if (s.flags == v1::STREAM_LEGACY_DEFAULT) {
     for (uint32_t other : s.blocking_peers) s.clock.join(streams_[other].clock);
-    ++legacy_version_[s.device];
+    ++s.legacy_ops;
   } else if (is_blocking(s.flags) && !legacy_stream_.empty()) {
     auto legacy = legacy_stream_.find(s.device);
     if (legacy != legacy_stream_.end()) {
-      const uint64_t version = legacy_version_[s.device];
-      if (s.seen_legacy_version != version) {
-        s.clock.join(stream(legacy->second).clock);
-        s.seen_legacy_version = version;
+      const StreamState& l = stream(legacy->second);
+      if (s.seen_legacy_ops != l.legacy_ops) {
+        s.clock.join(l.clock);
+        s.seen_legacy_ops = l.legacy_ops;
       }
     }
   }

@@ -104,6 +104,26 @@ void AccessResolver::set_live(uint32_t id, bool live) {
   if (r.live == live) return;
   r.live = live;
   ++live_version_;
+  if (live) {
+    r.live_order = ++live_orders_;
+    becoming_live_.push_back(id);
+    lowest_ = std::min(lowest_, r.base);
+    highest_ = std::max(highest_, r.base + r.size);
+    // Bounded, in case no search comes for long.
+    if (becoming_live_.size() == kMaxBecomingLive) update_search();
+    return;
+  }
+  if (r.live_order <= searchable_through_) {
+    LiveMap& map = live_map(r);
+    if (auto it = map.find(r.base); it != map.end() && it->second.id == id) map.erase(it);
+  }
+  // Only driver allocations have inferred blocks; forgetting also voids
+  // every recent pointer mark, so blocks' frees must not.
+  if (tier_of(r.origin) == kSegment) blocks_.forget(id);
+  regions_.erase(id);
+}
+
+AccessResolver::LiveMap& AccessResolver::live_map(const RegionInfo& r) const {
   auto tiers = live_.find(r.space);
   if (tiers == live_.end()) {
     // Moved in whole: a pmr container keeps the resource it was made with.
@@ -111,16 +131,16 @@ void AccessResolver::set_live(uint32_t id, bool live) {
     std::array<LiveMap, kTiers> pooled{LiveMap(&live_pool_), LiveMap(&live_pool_), LiveMap(&live_pool_)};
     tiers = live_.emplace(r.space, std::move(pooled)).first;
   }
-  LiveMap& map = tiers->second[tier_of(r.origin)];
-  if (live) {
-    map[r.base] = Live{id, &r};
-    lowest_ = std::min(lowest_, r.base);
-    highest_ = std::max(highest_, r.base + r.size);
-  } else {
-    if (auto it = map.find(r.base); it != map.end() && it->second.id == id) map.erase(it);
-    blocks_.forget(id);
-    regions_.erase(id);
-  }
+  return tiers->second[tier_of(r.origin)];
+}
+
+void AccessResolver::update_search() const {
+  if (becoming_live_.empty()) return;
+  // In the order they became live: a later region at the same base wins.
+  for (uint32_t id : becoming_live_)
+    if (const RegionInfo* r = regions_.find(id)) live_map(*r)[r->base] = Live{id, r};  // freed: erased
+  becoming_live_.clear();
+  searchable_through_ = live_orders_;
 }
 
 void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tables) {
@@ -136,7 +156,7 @@ void AccessResolver::add_entities(const v1::Chunk& chunk, const TraceTables& tab
     from_start.push_back(r.alloc_seq() == 0);
     if (r.size() == 0 || r.base() + r.size() < r.base()) continue;  // invalid: resolves nothing
     regions_.add(r.id(), RegionInfo{r.base(), r.size(), space_key(r.space(), r.device()), r.origin(),
-                                    r.space(), r.label(), false});
+                                    r.space(), r.label()});
   }
   // Regions with an ALLOC op become live there; the others live from the
   // start. One with alloc_seq has its ALLOC op; only those without one need
@@ -159,6 +179,7 @@ void AccessResolver::on_op(const v1::Op& op) {
 }
 
 AccessResolver::Live AccessResolver::find_live(SpaceKey space, uint64_t lo, uint64_t hi) const {
+  update_search();
   const auto tiers = live_.find(space);
   if (tiers == live_.end()) return {};
   for (const LiveMap& map : tiers->second) {

@@ -163,7 +163,10 @@ class HappensBefore {
     uint32_t host_agent = UINT32_MAX;
     uint64_t host_joins = 0;
     std::unordered_map<uint32_t, uint64_t> seen_host_joins;
-    uint64_t seen_legacy_version = 0;
+    // A legacy default stream's op count; a blocking stream's count of its
+    // device's legacy default stream when it last joined that clock.
+    uint64_t legacy_ops = 0;
+    uint64_t seen_legacy_ops = 0;
     uint64_t seen_barrier_version = 0;
     // A legacy default stream's: the blocking streams of its device (by
     // index), which it waits for at every op.
@@ -241,9 +244,8 @@ class HappensBefore {
   // says, so state must not be sized by them.
   std::unordered_map<uint32_t, EventState> events_;
   GraphOrder graph_;  // of the last graph launch
-  // Per device: its legacy default stream and that stream's op count.
+  // Per device: its legacy default stream.
   std::unordered_map<uint32_t, uint32_t> legacy_stream_;
-  std::unordered_map<uint32_t, uint64_t> legacy_version_;
   // Per device: the clock of its last blocking peer copy, which every later
   // op on the device's streams joins, and how many there were.
   struct Barrier {

@@ -133,10 +133,14 @@ class AccessResolver {
   };
   using LiveMap = std::pmr::map<uint64_t, Live>;
   enum Tier { kAnnotation, kBlock, kSegment, kTiers };
+  static constexpr size_t kMaxBecomingLive = 1024;
   // The finest live region containing [lo, hi) in `space`, or {0, null}.
   Live find_live(SpaceKey space, uint64_t lo, uint64_t hi) const;
   static Tier tier_of(v1::RegionOrigin origin);
   void set_live(uint32_t id, bool live);
+  // Enters the regions made live since the last search into the maps.
+  void update_search() const;
+  LiveMap& live_map(const RegionInfo& r) const;
   void add_explicit(const v1::Access& a, SpaceKey default_space, uint32_t index, uint32_t node,
                     std::vector<ResolvedAccess>& out) const;
   void add_kernel(const v1::Kernel& k, SpaceKey space, uint32_t node, std::vector<ResolvedAccess>& out);
@@ -171,8 +175,14 @@ class AccessResolver {
   uint32_t regions_defined_ = 0;
   // Live regions come and go with every allocation: their map nodes come
   // from a pool, so they stay close together and in cache.
-  std::pmr::unsynchronized_pool_resource live_pool_;
-  std::map<SpaceKey, std::array<LiveMap, kTiers>> live_;  // finest tier first
+  mutable std::pmr::unsynchronized_pool_resource live_pool_;
+  // The maps of live regions to search by address, brought up to date at
+  // the next search: most blocks are freed before one, and never enter
+  // them. Regions with live_order up to searchable_through_ are in them.
+  mutable std::map<SpaceKey, std::array<LiveMap, kTiers>> live_;  // finest tier first
+  mutable std::vector<uint32_t> becoming_live_;
+  mutable uint32_t searchable_through_ = 0;
+  uint32_t live_orders_ = 0;
   std::vector<uint32_t> stream_device_;
   const TraceTables* tables_ = nullptr;
   std::unordered_map<uint32_t, const KernelModeRule*> rule_cache_;

@@ -23,6 +23,7 @@ struct RegionInfo {
   v1::RegionOrigin origin = v1::ORIGIN_UNKNOWN;
   v1::AddressSpace address_space = v1::SPACE_DEVICE;
   uint32_t label = 0;
+  uint32_t live_order = 0;  // its place among regions made live, from 1 (access.h)
   bool live = false;
   uint64_t alloc_seq = 0;  // the seq of its ALLOC op; 0: live from the start
 };
