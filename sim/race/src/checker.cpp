@@ -97,7 +97,10 @@ struct Checker::State {
   uint32_t stripped_nvtx(uint32_t nvtx);
   uint32_t role_of(uint32_t stream) const;
   std::string side_title(const HazardSide& s) const;
-  std::string signature(const HazardSide& a, const HazardSide& b, HazardKind kind) const;
+  // Sides' NVTX patterns (stripped_nvtx) come apart: they are looked up
+  // per hazard, not per op.
+  std::string signature(const HazardSide& a, uint32_t a_pattern, const HazardSide& b, uint32_t b_pattern,
+                        HazardKind kind) const;
   void process(const v1::Op& op);
   // C16 (graph_lifetimes.h): a graph node access against its capture-time
   // region, and the side-stream work a capture end leaves unjoined.
@@ -157,7 +160,6 @@ HazardSide Checker::State::op_side(const v1::Op& op) {
   s.thread = op.thread();
   s.nvtx = op.nvtx();
   s.stack = op.stack();
-  s.nvtx_pattern = stripped_nvtx(s.nvtx);
   s.role = role_of(s.stream);
   return s;
 }
@@ -251,15 +253,16 @@ std::string Checker::State::side_title(const HazardSide& s) const {
   return std::string(op_kind_name(s.op_kind));
 }
 
-std::string Checker::State::signature(const HazardSide& a, const HazardSide& b, HazardKind kind) const {
-  auto part = [&](const HazardSide& s) {
+std::string Checker::State::signature(const HazardSide& a, uint32_t a_pattern, const HazardSide& b,
+                                     uint32_t b_pattern, HazardKind kind) const {
+  auto part = [&](const HazardSide& s, uint32_t pattern) {
     std::string out = side_title(s);
-    if (s.nvtx_pattern) out += " @" + stripped_text[s.nvtx_pattern];
+    if (pattern) out += " @" + stripped_text[pattern];
     out += " [";
     out += s.stream ? std::string(role_name(tables.stream(s.stream)->role())) : std::string("host");
     return out + "]";
   };
-  return part(a) + " -> " + part(b) + " " + std::string(kind_name(kind));
+  return part(a, a_pattern) + " -> " + part(b, b_pattern) + " " + std::string(kind_name(kind));
 }
 
 void Checker::State::report(const HazardSide& first, const HazardSide& second, uint64_t lo, uint64_t hi,
@@ -289,12 +292,13 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
     return (uint64_t{static_cast<uint32_t>(s.op_kind)} << 32) |
            (s.op_kind == OpKind::kMemcpy ? static_cast<uint32_t>(s.direction) : s.name);
   };
-  const GroupKey key{name_key(first), name_key(second), first.nvtx_pattern,         second.nvtx_pattern,
+  const uint32_t first_pattern = stripped_nvtx(first.nvtx), second_pattern = stripped_nvtx(second.nvtx);
+  const GroupKey key{name_key(first), name_key(second), first_pattern, second_pattern,
                      first.role,      second.role,      static_cast<uint32_t>(kind)};
   auto [it, added] = group_index.try_emplace(key, result.groups.size());
   if (added) {
     result.groups.emplace_back();
-    result.groups.back().signature = signature(first, second, kind);
+    result.groups.back().signature = signature(first, first_pattern, second, second_pattern, kind);
     result.groups.back().suppressed = options.suppressed.count(result.groups.back().signature) > 0;
   }
   HazardGroup& g = result.groups[it->second];
@@ -307,6 +311,8 @@ void Checker::State::report(const HazardSide& first, const HazardSide& second, u
   Hazard h;
   h.first = first;
   h.second = second;
+  h.first.nvtx_pattern = first_pattern;
+  h.second.nvtx_pattern = second_pattern;
   h.kind = kind;
   h.confidence = confidence;
   h.anchored = evidence.anchored;
@@ -494,7 +500,6 @@ void Checker::State::complete_external(const ExternalAccess& e, const v1::Op& op
   s.stream = hb::is_device_op(op) ? op.stream() : 0;
   s.thread = op.thread();
   s.nvtx = op.nvtx();
-  s.nvtx_pattern = stripped_nvtx(s.nvtx);
   s.role = role_of(s.stream);
   s.external_event = op.has_record() ? op.record().event() : 0;
   shadow_check(e.access, new_side(s, op, e.access, o.epoch.agent), o);
