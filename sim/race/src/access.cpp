@@ -114,8 +114,7 @@ void AccessResolver::set_live(uint32_t id, bool live) {
     return;
   }
   if (r.live_order <= searchable_through_) {
-    LiveMap& map = live_map(r);
-    if (auto it = map.find(r.base); it != map.end() && it->second.id == id) map.erase(it);
+    live_map(r).erase_if(r.base, [id](const Live& l) { return l.id == id; });
   }
   // Only driver allocations have inferred blocks; forgetting also voids
   // every recent pointer mark, so blocks' frees must not.
@@ -124,21 +123,14 @@ void AccessResolver::set_live(uint32_t id, bool live) {
 }
 
 AccessResolver::LiveMap& AccessResolver::live_map(const RegionInfo& r) const {
-  auto tiers = live_.find(r.space);
-  if (tiers == live_.end()) {
-    // Moved in whole: a pmr container keeps the resource it was made with.
-    static_assert(kTiers == 3);
-    std::array<LiveMap, kTiers> pooled{LiveMap(&live_pool_), LiveMap(&live_pool_), LiveMap(&live_pool_)};
-    tiers = live_.emplace(r.space, std::move(pooled)).first;
-  }
-  return tiers->second[tier_of(r.origin)];
+  return live_[r.space][tier_of(r.origin)];
 }
 
 void AccessResolver::update_search() const {
   if (becoming_live_.empty()) return;
   // In the order they became live: a later region at the same base wins.
   for (uint32_t id : becoming_live_)
-    if (const RegionInfo* r = regions_.find(id)) live_map(*r)[r->base] = Live{id, r};  // freed: erased
+    if (const RegionInfo* r = regions_.find(id)) live_map(*r).assign(r->base, Live{id, r});  // freed: erased
   becoming_live_.clear();
   searchable_through_ = live_orders_;
 }
@@ -183,10 +175,8 @@ AccessResolver::Live AccessResolver::find_live(SpaceKey space, uint64_t lo, uint
   const auto tiers = live_.find(space);
   if (tiers == live_.end()) return {};
   for (const LiveMap& map : tiers->second) {
-    auto it = map.upper_bound(lo);
-    if (it == map.begin()) continue;
-    const Live& live = std::prev(it)->second;
-    if (live.info->base <= lo && hi <= live.info->base + live.info->size) return live;
+    const Live* live = map.at_or_before(lo);
+    if (live && live->info->base <= lo && hi <= live->info->base + live->info->size) return *live;
   }
   return {};
 }

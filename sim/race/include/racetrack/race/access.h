@@ -9,13 +9,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <regex>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "racetrack/race/address_index.h"
 #include "racetrack/race/inferred_blocks.h"
 #include "racetrack/race/region_pages.h"
 #include "racetrack/traces/tables.h"
@@ -131,7 +131,7 @@ class AccessResolver {
     uint32_t id = 0;
     const RegionInfo* info = nullptr;
   };
-  using LiveMap = std::pmr::map<uint64_t, Live>;
+  using LiveMap = AddressIndex<Live>;
   enum Tier { kAnnotation, kBlock, kSegment, kTiers };
   static constexpr size_t kMaxBecomingLive = 1024;
   // The finest live region containing [lo, hi) in `space`, or {0, null}.
@@ -173,9 +173,6 @@ class AccessResolver {
   std::vector<KernelModeRule> rules_;
   RegionPages regions_;
   uint32_t regions_defined_ = 0;
-  // Live regions come and go with every allocation: their map nodes come
-  // from a pool, so they stay close together and in cache.
-  mutable std::pmr::unsynchronized_pool_resource live_pool_;
   // The maps of live regions to search by address, brought up to date at
   // the next search: most blocks are freed before one, and never enter
   // them. Regions with live_order up to searchable_through_ are in them.
