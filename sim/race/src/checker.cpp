@@ -97,8 +97,8 @@ struct Checker::State {
   uint32_t stripped_nvtx(uint32_t nvtx);
   uint32_t role_of(uint32_t stream) const;
   std::string side_title(const HazardSide& s) const;
-  // Sides' NVTX patterns (stripped_nvtx) come apart: they are looked up
-  // per hazard, not per op.
+  // The sides' NVTX patterns (stripped_nvtx) are passed beside them: they
+  // are looked up when a hazard is reported, not for every op's side.
   std::string signature(const HazardSide& a, uint32_t a_pattern, const HazardSide& b, uint32_t b_pattern,
                         HazardKind kind) const;
   void process(const v1::Op& op);

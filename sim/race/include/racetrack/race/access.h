@@ -126,7 +126,7 @@ class AccessResolver {
 
  private:
   // Live regions of one precision class in one space, by base (the info
-  // pointer saves a hash lookup per search: unordered_map nodes stay put).
+  // pointer saves a lookup per search: region pages stay put).
   struct Live {
     uint32_t id = 0;
     const RegionInfo* info = nullptr;

@@ -46,8 +46,9 @@ struct HazardSide {
   ResolvedAccess access;
   v1::CopyDirection direction = v1::COPY_DEFAULT;  // copies
   uint32_t region_label = 0;
-  // For grouping: the checker's id of the NVTX path with digits stripped,
-  // and the stream's role + 1 (0 for host ops).
+  // For grouping: the checker's id of the NVTX path with digits stripped
+  // (set in reported hazards only), and the stream's role + 1 (0 for host
+  // ops).
   uint32_t nvtx_pattern = 0;
   uint32_t role = 0;
   // Graph launches and capture ends (C16): which shape, the label of the
