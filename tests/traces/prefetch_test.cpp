@@ -3,6 +3,8 @@
 // at the same error with the same offset, whichever thread validates.
 #include "racetrack/traces/prefetch.h"
 
+#include <cstdint>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -37,12 +39,15 @@ Read direct(const std::string& path) {
   }
 }
 
-Read prefetched(const std::string& path, PrefetchingSource::Validation validation) {
+// `busy_from`: the chunk after which the caller says another thread of its
+// competes for the cores.
+Read prefetched(const std::string& path, PrefetchingSource::Validation validation, size_t busy_from) {
   auto source = TraceSource::open(path);
   if (!source) return {{}, {}, source.error()};
   PrefetchingSource ahead(std::move(*source), validation);
   Read out;
   for (;;) {
+    if (out.chunks.size() == busy_from) ahead.another_thread_busy();
     auto chunk = ahead.read();
     if (!chunk) {
       out.error = chunk.error();
@@ -60,12 +65,13 @@ Read prefetched(const std::string& path, PrefetchingSource::Validation validatio
 
 using Validation = PrefetchingSource::Validation;
 
-// Compressed or not, and which thread validates.
-class Prefetch : public ::testing::TestWithParam<std::tuple<bool, Validation>> {
+// Compressed or not, which thread validates, and from which chunk on
+// another thread competes (SIZE_MAX: never).
+class Prefetch : public ::testing::TestWithParam<std::tuple<bool, Validation, size_t>> {
  protected:
   bool compressed() const { return std::get<0>(GetParam()); }
   Read prefetched(const std::string& path) const {
-    return racetrack::prefetched(path, std::get<1>(GetParam()));
+    return racetrack::prefetched(path, std::get<1>(GetParam()), std::get<2>(GetParam()));
   }
 };
 
@@ -129,16 +135,19 @@ TEST_P(Prefetch, LeavingEarlyStopsTheThread) {
   // Destroyed here with chunks left: the destructor must not hang.
 }
 
-std::string name(const ::testing::TestParamInfo<std::tuple<bool, Validation>>& p) {
-  const char* by[] = {"IdleThread", "Reader", "Caller"};
+std::string name(const ::testing::TestParamInfo<std::tuple<bool, Validation, size_t>>& p) {
+  const char* by[] = {"SpareThread", "Reader", "Caller"};
+  const size_t busy_from = std::get<2>(p.param);
   return std::string(std::get<0>(p.param) ? "zstd" : "plain") + "ValidatedBy" +
-         by[static_cast<int>(std::get<1>(p.param))];
+         by[static_cast<int>(std::get<1>(p.param))] +
+         (busy_from == SIZE_MAX ? "" : "AnotherThreadBusyFrom" + std::to_string(busy_from));
 }
 
 INSTANTIATE_TEST_SUITE_P(CodecsAndValidators, Prefetch,
                          ::testing::Combine(::testing::Bool(),
-                                            ::testing::Values(Validation::kIdleThread, Validation::kReader,
-                                                              Validation::kCaller)),
+                                            ::testing::Values(Validation::kSpareThread, Validation::kReader,
+                                                              Validation::kCaller),
+                                            ::testing::Values(SIZE_MAX, 0, 2)),
                          name);
 
 }  // namespace

@@ -107,6 +107,9 @@ class VerifyingPass {
       if (thread_) post_chunk(behind_.front(), true);
   }
 
+  // Whether the verifier's thread has started.
+  bool running() const { return thread_ != nullptr; }
+
   // At the end of the pass: the verifier, or null when verification needs a
   // pass of its own.
   Result<std::unique_ptr<FixVerifier>> finish() {
@@ -185,7 +188,7 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
   if (!opened) return opened.error();
   // Decodes the next chunk while this one is checked, and keeps the chunks
   // the verifier has still to apply.
-  PrefetchingSource source(std::move(*opened), PrefetchingSource::Validation::kIdleThread, kVerifyLag);
+  PrefetchingSource source(std::move(*opened), PrefetchingSource::Validation::kSpareThread, kVerifyLag);
   Checker checker(options);
   VerifyingPass verifying(path, options);
   for (;;) {
@@ -195,7 +198,9 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     if (!*chunk) break;
     checker.add_chunk(**chunk);
     if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
+    const bool verifier_was_running = verifying.running();
     verifying.after_chunk(**chunk, checker);
+    if (!verifier_was_running && verifying.running()) source.another_thread_busy();
     if (options.progress) options.progress("checking", source.position(), source.size());
   }
   auto verified = verifying.finish();

@@ -1,9 +1,10 @@
 #pragma once
 // Reads a trace's chunks on a thread of their own, up to two chunks ahead
 // of the caller: decoding and validating chunk n+1 overlaps the caller's work
-// on chunk n (docs/check.md, "Speed"). A chunk is validated by whichever thread
-// has time: when the caller is already waiting for it, the caller validates
-// it, and the reader goes on decoding.
+// on chunk n (docs/check.md, "Speed"). A chunk is validated by the thread with
+// time to spare: the caller, when it has already taken every chunk decoded
+// before (the reader is the slower one); the reader, when chunks wait for
+// the caller.
 
 #include <condition_variable>
 #include <cstdint>
@@ -18,11 +19,11 @@ namespace racetrack {
 class PrefetchingSource {
  public:
   // Which thread validates each chunk; tests pin it, everyone else lets the
-  // idle one do it.
-  enum class Validation { kIdleThread, kReader, kCaller };
+  // one with time to spare do it.
+  enum class Validation { kSpareThread, kReader, kCaller };
   // `kept_behind`: chunks read() returned that stay valid after it returns
   // a newer one (the check's fix verifier runs that far behind).
-  explicit PrefetchingSource(TraceSource source, Validation validation = Validation::kIdleThread,
+  explicit PrefetchingSource(TraceSource source, Validation validation = Validation::kSpareThread,
                              size_t kept_behind = 0);
   PrefetchingSource(const PrefetchingSource&) = delete;
   PrefetchingSource& operator=(const PrefetchingSource&) = delete;
@@ -36,6 +37,10 @@ class PrefetchingSource {
   uint64_t chunk_offset() const { return chunk_offset_; }
   uint64_t position() const { return position_; }
   uint64_t size() const { return size_; }
+  // Another thread of the caller's now competes for the cores (the check's
+  // fix verifier): the caller is then the slower side, and validates only
+  // the chunks it is already waiting for.
+  void another_thread_busy();
 
  private:
   struct Item {
@@ -62,6 +67,7 @@ class PrefetchingSource {
   uint64_t produced_ = 0;  // chunks the thread has read
   uint64_t admitted_ = 0;  // chunks validated, in order (by either thread)
   bool caller_waiting_ = false;
+  bool another_thread_busy_ = false;
   const Validation validation_;
   bool stop_ = false;
   uint64_t chunk_offset_ = 0, position_ = 0;
