@@ -1,5 +1,6 @@
 #include "racetrack/traces/container.h"
 
+#include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -8,6 +9,7 @@
 #include <filesystem>
 
 #include "decoded_size.h"
+#include "racetrack/traces/prefault.h"
 
 namespace racetrack {
 namespace {
@@ -19,6 +21,13 @@ void put_u32(unsigned char* p, uint32_t v) {
 uint32_t get_u32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
+
+// A decoded synth or captured chunk takes about five times its raw
+// (decompressed) bytes in an arena: the first one's estimate.
+constexpr uint64_t kDecodedPerRawByte = 5;
+// prefault_some() maps in this much at a time, so the consumer is back when
+// the chunk it waits for is ready.
+constexpr size_t kPrefaultPiece = 256 << 10;
 
 bool chunk_is_empty(const v1::Chunk& c) {
   return !c.has_header() && c.strings_size() == 0 && c.streams_size() == 0 && c.events_size() == 0 &&
@@ -281,13 +290,10 @@ Result<const v1::Chunk*> ChunkReader::read() {
   ChunkArena& slot = arenas_[next_arena_];
   next_arena_ = (next_arena_ + 1) % arenas_.size();
   if (!slot.arena) {
-    // Decoded chunks take a few times their file size; a writer's chunk of
-    // 32k ops fits in 32 MiB. Small traces get a small block.
-    const size_t block = std::clamp<uint64_t>(file_size_ * 8, 1u << 20, 32u << 20);
-    slot.block = std::make_unique_for_overwrite<char[]>(block);
+    if (!slot.block) slot.block = std::make_unique_for_overwrite<char[]>(block_size());
     google::protobuf::ArenaOptions options;
     options.initial_block = slot.block.get();
-    options.initial_block_size = block;
+    options.initial_block_size = block_size();
     slot.arena = std::make_unique<google::protobuf::Arena>(options);
   } else {
     slot.arena->Reset();
@@ -297,11 +303,51 @@ Result<const v1::Chunk*> ChunkReader::read() {
     offset_ = at;
     return make_error("corrupt chunk: protobuf cannot decode it", at);
   }
+  if (arenas_.size() > 1) {
+    const uint64_t used = slot.arena->SpaceUsed();
+    if (used > prefault_->chunk_bytes.load(std::memory_order_relaxed))
+      prefault_->chunk_bytes.store(used, std::memory_order_relaxed);
+  }
   return static_cast<const v1::Chunk*>(chunk);
+}
+
+size_t ChunkReader::block_size() const {
+  // Decoded chunks take a few times their file size; a writer's chunk of
+  // 32k ops fits in 32 MiB. Small traces get a small block.
+  return std::clamp<uint64_t>(file_size_ * 8, 1u << 20, 32u << 20);
 }
 
 void ChunkReader::keep_chunks(size_t n) {
   if (n > arenas_.size()) arenas_.resize(n);
+  // Allocated now, while no reader thread runs: prefault_some() may then
+  // touch any of them (untouched, they take no memory).
+  for (ChunkArena& slot : arenas_)
+    if (!slot.block) slot.block = std::make_unique_for_overwrite<char[]>(block_size());
+  // The next frame's header tells prefault_some() what to expect.
+  unsigned char frame[kFrameHeaderSize];
+  if (pread(fileno(file_.get()), frame, sizeof frame, static_cast<off_t>(offset_)) == sizeof frame) {
+    prefault_->frame_bytes.store(kFrameHeaderSize + get_u32(frame), std::memory_order_relaxed);
+    prefault_->chunk_bytes.store(kDecodedPerRawByte * get_u32(frame + 4), std::memory_order_relaxed);
+  }
+}
+
+bool ChunkReader::prefault_some() {
+  Prefault& p = *prefault_;
+  const uint64_t chunk_bytes = std::min<uint64_t>(p.chunk_bytes.load(std::memory_order_relaxed), block_size());
+  const uint64_t frame_bytes = p.frame_bytes.load(std::memory_order_relaxed);
+  for (; p.slot < arenas_.size(); ++p.slot, p.done = 0) {
+    // Not for chunks the file is too short to hold (judged by the first).
+    if (chunk_bytes == 0 || kFileHeaderSize + p.slot * frame_bytes >= file_size_) return false;
+    if (p.done >= chunk_bytes) continue;
+    const size_t piece = std::min<uint64_t>(kPrefaultPiece, chunk_bytes - p.done);
+    if (!populate_writable(arenas_[p.slot].block.get() + p.done, piece)) {
+      p.slot = arenas_.size();  // not on this kernel
+      return false;
+    }
+    p.done += piece;
+    return true;
+  }
+  return false;
 }
 
 Status ChunkReader::seek(uint64_t offset) {

@@ -84,6 +84,14 @@ Result<const v1::Chunk*> PrefetchingSource::read() {
   ++taken_;
   changed_.notify_all();
   caller_waiting_ = ready_.empty();
+  // Waiting, the caller maps in the arenas the reader will decode into, a
+  // piece at a time, so the reader does not stop to fault them in.
+  while (ready_.empty()) {
+    lock.unlock();
+    const bool more = source_.prefault_some();
+    lock.lock();
+    if (!more) break;
+  }
   changed_.wait(lock, [this] { return !ready_.empty(); });
   caller_waiting_ = false;
   Item item = std::move(ready_.front());

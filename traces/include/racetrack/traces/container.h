@@ -8,6 +8,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -110,7 +111,14 @@ class ChunkReader {
   Result<const v1::Chunk*> read();
   // Keeps the last `n` chunks read() returned valid (n arenas in turn), so a
   // reader thread can decode ahead of the chunk its consumer still uses.
+  // Call it before any read().
   void keep_chunks(size_t n);
+  // Maps in one more piece of the arenas the first n chunks will be decoded
+  // into (as much as the largest chunk so far took), so that the
+  // thread calling read() does not fault it in: for a consumer thread with
+  // nothing else to do. Safe beside read() on another thread: it changes
+  // page tables, no byte (prefault.h). False when there is nothing to do.
+  bool prefault_some();
 
   uint16_t version() const { return version_; }
   // Offset of the next frame to read (after a failure: of the bad frame).
@@ -149,6 +157,14 @@ class ChunkReader {
   };
   std::vector<ChunkArena> arenas_ = std::vector<ChunkArena>(1);
   size_t next_arena_ = 0;
+  size_t block_size() const;
+  // What read() tells prefault_some(), and how far it got.
+  struct Prefault {
+    std::atomic<uint64_t> chunk_bytes{0};  // the largest chunk's memory (first: an estimate)
+    std::atomic<uint64_t> frame_bytes{0};  // the first frame's bytes in the file
+    size_t slot = 0, done = 0;             // the consumer's side
+  };
+  std::unique_ptr<Prefault> prefault_ = std::make_unique<Prefault>();
 };
 
 // True when the first bytes of `path` are the binary container's magic.

@@ -60,6 +60,9 @@ class TraceSource {
   void keep_chunks(size_t n) {
     if (binary_) binary_->keep_chunks(n);
   }
+  // ChunkReader::prefault_some, for a consumer waiting on the thread that
+  // reads (PrefetchingSource); safe beside that thread's decode().
+  bool prefault_some() { return binary_ && binary_->prefault_some(); }
   Encoding encoding() const { return encoding_; }
   const std::string& path() const { return path_; }
   // Bytes consumed so far and total, for progress reporting.
