@@ -198,9 +198,8 @@ Result<CheckResult> check_file(const std::string& path, const CheckOptions& opti
     if (!*chunk) break;
     checker.add_chunk(**chunk);
     if (auto why = checker.bad_input()) return Error{*why, source.chunk_offset(), path};
-    const bool verifier_was_running = verifying.running();
     verifying.after_chunk(**chunk, checker);
-    if (!verifier_was_running && verifying.running()) source.another_thread_busy();
+    if (verifying.running()) source.another_thread_busy();
     if (options.progress) options.progress("checking", source.position(), source.size());
   }
   auto verified = verifying.finish();
