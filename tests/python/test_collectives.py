@@ -286,7 +286,13 @@ all_reduce = list(marks)
 racetrack_torch.disable()
 dist.destroy_process_group()
 print(json.dumps({"point_to_point": point_to_point, "all_reduce": all_reduce,
-                  "buffer": [buffer.data_ptr(), buffer.tolist()], "summed": [summed.data_ptr(), summed.tolist()]}))
+                  "buffer": [buffer.data_ptr(), buffer.tolist()], "summed": [summed.data_ptr(), summed.tolist()]}),
+      flush=True)
+# Leave without the interpreter's teardown, where 3 of 490 ranks (on two busy
+# cores) aborted with "terminate called without an active exception" after
+# printing all of the above: a gloo thread outliving Python's finalization
+# (as in pytorch/pytorch#179291). What is tested is printed by then.
+os._exit(0)
 """
 
 
